@@ -1,0 +1,31 @@
+# -*- shell-script -*-
+#
+# In-tree build of osc/newrma (this directory copied to ompi/mca/osc/newrma
+# in an Open MPI source tree).  Open MPI's autogen.pl includes this file;
+# out-of-tree builds use configure.ac instead.
+
+# MCA_ompi_osc_newrma_CONFIG([action-if-can-compile], [action-if-cant-compile])
+# ------------------------------------------------------------------------------
+AC_DEFUN([MCA_ompi_osc_newrma_CONFIG],[
+    AC_CONFIG_FILES([ompi/mca/osc/newrma/Makefile])
+
+    # newrma needs POSIX shared memory (opal/shmem) and nothing else to
+    # build; UCX is optional and only adds the off-node transport.
+    OMPI_CHECK_UCX([osc_newrma],
+                   [osc_newrma_have_ucx=1],
+                   [osc_newrma_have_ucx=0])
+    AC_DEFINE_UNQUOTED([OSC_NEWRMA_HAVE_UCX], [$osc_newrma_have_ucx],
+                       [Whether osc/newrma is built with UCX])
+
+    # Link the DSO against libmpi, as every in-tree OMPI component does.
+    osc_newrma_LIBADD='$(top_builddir)/ompi/lib$(OMPI_LIBMPI_NAME).la'
+    osc_newrma_CFLAGS=
+
+    AC_SUBST([osc_newrma_CPPFLAGS])
+    AC_SUBST([osc_newrma_CFLAGS])
+    AC_SUBST([osc_newrma_LDFLAGS])
+    AC_SUBST([osc_newrma_LIBS])
+    AC_SUBST([osc_newrma_LIBADD])
+
+    $1
+])dnl

@@ -1,0 +1,251 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: one-sided communication for Open MPI.
+ *
+ * The component's shared declarations: the component object with its MCA
+ * parameters, the window module (whose first member is the window's own
+ * function table), the epoch states of the design and the entry points each
+ * source file provides.  See docs/architecture.md.
+ */
+
+#ifndef OSC_NEWRMA_H
+#define OSC_NEWRMA_H
+
+#include "ompi_config.h"
+
+#include "opal/class/opal_free_list.h"
+#include "opal/class/opal_list.h"
+#include "opal/mca/shmem/shmem.h"
+#include "opal/threads/mutex.h"
+#include "opal/util/output.h"
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/group/group.h"
+#include "ompi/mca/osc/osc.h"
+#include "ompi/win/win.h"
+
+#include "osc_newrma_shm.h"
+#include "osc_newrma_dynamic.h"
+
+BEGIN_C_DECLS
+
+/* ------------------------------------------------------------------ */
+/* Component                                                           */
+/* ------------------------------------------------------------------ */
+
+struct ompi_osc_newrma_component_t {
+    ompi_osc_base_component_t super;
+
+    /* MCA parameters (see osc_newrma_component.c for descriptions) */
+    int priority;
+    int verbose;
+    unsigned int slots;
+    unsigned int op_pool_local;
+    unsigned int op_pool_global;
+    unsigned int target_pool_local;
+    unsigned int target_pool_global;
+    size_t piggyback_threshold;
+    size_t single_op_threshold;
+    unsigned int fifo_depth;
+    size_t fifo_fragment_size;
+    char *backing_directory;
+    bool use_cma;
+    bool force_remote;
+
+    /* runtime state */
+    int output;                  /* opal_output stream of the component */
+    size_t cacheline;            /* alignment unit of the shared segment */
+    bool cma_usable;             /* process_vm_{read,write}v works here */
+    opal_free_list_t targets;    /* target elements (osc_newrma_target_t) */
+};
+typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
+
+OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
+
+/* ------------------------------------------------------------------ */
+/* Epoch states (mpich-new-rma-design.txt, "Epoch States")             */
+/* ------------------------------------------------------------------ */
+
+/* Window (access-epoch) states.  The order matters: every state at or
+ * above NEWRMA_WIN_FENCE_ISSUED lets an operation through to any target
+ * except PSCW (group members only) and PER_TARGET (locked targets only). */
+typedef enum {
+    NEWRMA_WIN_NONE = 0,
+    NEWRMA_WIN_PER_TARGET,
+    NEWRMA_WIN_PSCW_ISSUED,
+    NEWRMA_WIN_PSCW_GRANTED,
+    NEWRMA_WIN_FENCE_ISSUED,
+    NEWRMA_WIN_FENCE_GRANTED,
+    NEWRMA_WIN_LOCK_ALL_CALLED,
+    NEWRMA_WIN_LOCK_ALL_ISSUED,
+    NEWRMA_WIN_LOCK_ALL_GRANTED,
+} osc_newrma_win_state_t;
+
+/* Per-target lock states, meaningful in PER_TARGET and LOCK_ALL_CALLED. */
+typedef enum {
+    NEWRMA_LOCK_CALLED = 0,
+    NEWRMA_LOCK_ISSUED,
+    NEWRMA_LOCK_GRANTED,
+} osc_newrma_lock_state_t;
+
+/* A target element: what the origin knows about one target it is in a
+ * per-target epoch with (design, "Data structures" (2)).  Kept in the
+ * window's slot array; allocated from the component's free list. */
+struct osc_newrma_target_t {
+    opal_free_list_item_t super;
+    int rank;
+    osc_newrma_lock_state_t lock_state;
+    int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
+    int lock_assert;             /* MPI_MODE_NOCHECK or 0 */
+};
+typedef struct osc_newrma_target_t osc_newrma_target_t;
+OBJ_CLASS_DECLARATION(osc_newrma_target_t);
+
+/* ------------------------------------------------------------------ */
+/* Window module                                                       */
+/* ------------------------------------------------------------------ */
+
+/* accumulate_ordering bits */
+enum {
+    NEWRMA_ACC_ORDER_RAR = 1,
+    NEWRMA_ACC_ORDER_RAW = 2,
+    NEWRMA_ACC_ORDER_WAR = 4,
+    NEWRMA_ACC_ORDER_WAW = 8,
+    NEWRMA_ACC_ORDER_ALL = 15,
+};
+
+/* accumulate_ops values */
+typedef enum {
+    NEWRMA_ACC_OPS_SAME_OP_NO_OP = 0,
+    NEWRMA_ACC_OPS_SAME_OP,
+} osc_newrma_acc_ops_t;
+
+/* How a window reaches its targets' memory; picks the function table. */
+typedef enum {
+    NEWRMA_PATH_DIRECT = 0,      /* every window buffer is in the node segment */
+    NEWRMA_PATH_CMA,             /* user memory: single-copy process_vm_*v */
+} osc_newrma_path_t;
+
+struct ompi_osc_newrma_module_t {
+    /* The window's function table.  Copied at creation from the table that
+     * fits this window (osc_newrma_module.c); never changed afterwards. */
+    ompi_osc_base_module_t super;
+
+    struct ompi_win_t *win;
+    struct ompi_communicator_t *comm;    /* private duplicate of the user's */
+    int rank;
+    int size;
+    int flavor;
+    osc_newrma_path_t path;
+
+    /* the node's shared segment of this window and where things are in it */
+    osc_newrma_shm_t shm;
+
+    /* dynamic windows: the regions this process has attached */
+    osc_newrma_dyn_table_t dyn;
+
+    bool created;                        /* creation finished (info keys fixed) */
+
+    /* info keys, as honored (osc_newrma_info.c) */
+    bool no_locks;
+    bool same_size;
+    bool same_disp_unit;
+    bool alloc_shared_noncontig;
+    int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
+    osc_newrma_acc_ops_t acc_ops;
+
+    /* epoch state machine (osc_newrma_sync.c) */
+    osc_newrma_win_state_t state;
+    bool fence_epoch_used;               /* an RMA call since the last fence */
+    int lock_all_assert;
+    unsigned int lock_count;             /* targets locked in PER_TARGET */
+    unsigned int num_slots;
+    opal_list_t *slots;                  /* target elements, rank % num_slots */
+
+    /* PSCW: the groups of the current access / exposure epochs, as sorted
+     * ranks of the window's communicator (O(group), freed at epoch end) */
+    int *start_ranks;
+    size_t start_count;
+    bool exposure_active;
+    int *post_ranks;
+    size_t post_count;
+    struct ompi_request_t **complete_reqs;
+
+    opal_mutex_t lock;                   /* serializes epoch changes */
+};
+typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
+
+static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win)
+{
+    return (ompi_osc_newrma_module_t *) win->w_osc_module;
+}
+
+/* verbose output on the component's stream */
+#define NEWRMA_VERBOSE(level, ...) \
+    opal_output_verbose((level), mca_osc_newrma_component.output, "osc/newrma: " __VA_ARGS__)
+
+/* ------------------------------------------------------------------ */
+/* Entry points by file                                                */
+/* ------------------------------------------------------------------ */
+
+/* osc_newrma_module.c: creation (from component select) and teardown */
+int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,
+                                  int disp_unit, struct ompi_communicator_t *comm,
+                                  struct opal_info_t *info, int flavor, int *model);
+int ompi_osc_newrma_free(struct ompi_win_t *win);
+int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
+                                 int *disp_unit, void *baseptr);
+int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len);
+int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
+
+/* osc_newrma_info.c: the info keys newrma honors and returns */
+int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module);
+
+/* osc_newrma_sync.c: the epoch state machine */
+int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win);
+int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win);
+int ompi_osc_newrma_complete(struct ompi_win_t *win);
+int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win);
+int ompi_osc_newrma_wait(struct ompi_win_t *win);
+int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag);
+int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_t *win);
+int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win);
+int ompi_osc_newrma_unlock_all(struct ompi_win_t *win);
+int ompi_osc_newrma_sync(struct ompi_win_t *win);
+int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
+int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
+int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
+int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module);
+
+/* Is an RMA call to `target` legal in the current epoch?  The one check
+ * every operation makes (hot path: one compare in fence/lock_all epochs). */
+int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target);
+static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int target)
+{
+    if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_ISSUED)) {
+        module->fence_epoch_used = true;
+        return OMPI_SUCCESS;
+    }
+    return osc_newrma_epoch_access_slow(module, target);
+}
+
+/* qsort/bsearch comparison of ints */
+int osc_newrma_int_compare(const void *a, const void *b);
+
+/* osc_newrma_target.c: the slot array of target elements */
+int osc_newrma_slots_init(ompi_osc_newrma_module_t *module);
+void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module);
+osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank);
+osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank);
+void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
+
+/* osc_newrma_ops.c: RMA operations, one set per function table */
+extern const ompi_osc_base_module_t ompi_osc_newrma_direct_table;
+extern const ompi_osc_base_module_t ompi_osc_newrma_cma_table;
+
+END_C_DECLS
+
+#endif /* OSC_NEWRMA_H */

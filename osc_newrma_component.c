@@ -1,0 +1,224 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the component: MCA parameters, init/finalize, and the
+ * query/select pair through which Open MPI offers it every new window.
+ */
+
+#include "ompi_config.h"
+
+#include <unistd.h>
+
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/runtime/opal.h"
+#include "opal/util/show_help.h"
+
+#include "ompi/mca/osc/base/base.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_cma.h"
+
+static int component_register(void);
+static int component_init(bool enable_progress_threads, bool enable_mpi_threads);
+static int component_finalize(void);
+static int component_query(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor);
+static int component_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                            struct ompi_communicator_t *comm, struct opal_info_t *info,
+                            int flavor, int *model);
+
+ompi_osc_newrma_component_t mca_osc_newrma_component = {
+    .super = {
+        .osc_version = {
+            OMPI_OSC_BASE_VERSION_3_0_0,
+            .mca_component_name = "newrma",
+            MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+            .mca_register_component_params = component_register,
+        },
+        .osc_data = {
+            MCA_BASE_METADATA_PARAM_NONE
+        },
+        .osc_init = component_init,
+        .osc_query = component_query,
+        .osc_select = component_select,
+        .osc_finalize = component_finalize,
+    },
+    .output = -1,
+};
+
+/* ------------------------------------------------------------------ */
+/* MCA parameters                                                      */
+/* ------------------------------------------------------------------ */
+
+static void register_uint(const char *name, const char *description, int level,
+                          unsigned int default_value, unsigned int *storage)
+{
+    *storage = default_value;
+    (void) mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
+                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0, 0, level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static void register_size(const char *name, const char *description, int level,
+                          size_t default_value, size_t *storage)
+{
+    *storage = default_value;
+    (void) mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
+                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, level,
+                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+static int component_register(void)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    mca_base_component_t *version = &c->super.osc_version;
+
+    c->priority = 100;
+    (void) mca_base_component_var_register(version, "priority",
+        "Priority of osc/newrma among the osc components that accept a window (higher wins)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
+
+    c->verbose = 0;
+    (void) mca_base_component_var_register(version, "verbose",
+        "Verbosity of osc/newrma's output (0: none, 10: window creation, 20: segment layout, "
+        "100: everything)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+
+    register_uint("slots",
+        "Number of slots of a window's operation table: target elements are kept in slot "
+        "(rank mod slots), so lookups cost O(targets per slot) and a window's memory does not "
+        "grow with the communicator size (minimum 1)",
+        OPAL_INFO_LVL_5, 64, &c->slots);
+    register_uint("op_pool_local",
+        "Operation elements reserved for each window (window-local pool, active-message path)",
+        OPAL_INFO_LVL_5, 256, &c->op_pool_local);
+    register_uint("op_pool_global",
+        "Operation elements shared by all windows (global pool, active-message path)",
+        OPAL_INFO_LVL_5, 4096, &c->op_pool_global);
+    register_uint("target_pool_local",
+        "Target elements reserved for each window (window-local pool)",
+        OPAL_INFO_LVL_5, 64, &c->target_pool_local);
+    register_uint("target_pool_global",
+        "Target elements shared by all windows (global pool)",
+        OPAL_INFO_LVL_5, 1024, &c->target_pool_global);
+    register_size("piggyback_threshold",
+        "Operations queued per target before they are issued instead of waiting to carry the "
+        "closing synchronization (RMA_DONE/UNLOCK) piggybacked on the last one",
+        OPAL_INFO_LVL_5, 16, &c->piggyback_threshold);
+    register_size("single_op_threshold",
+        "Largest operation (bytes, basic datatype) sent as one lock+operation+unlock packet when "
+        "it is the only operation of a lock epoch",
+        OPAL_INFO_LVL_5, 8192, &c->single_op_threshold);
+    register_uint("fifo_depth",
+        "Entries of each node-local active-message FIFO in a window's shared segment (minimum 2)",
+        OPAL_INFO_LVL_5, 64, &c->fifo_depth);
+    register_size("fifo_fragment_size",
+        "Bytes of one node-local FIFO fragment: operations larger than this are split",
+        OPAL_INFO_LVL_5, 8192, &c->fifo_fragment_size);
+
+    c->backing_directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    (void) mca_base_component_var_register(version, "backing_directory",
+        "Directory of the files that back windows' shared segments (a local memory file system; "
+        "files are unlinked as soon as every process has mapped them)",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->backing_directory);
+
+    c->use_cma = true;
+    (void) mca_base_component_var_register(version, "use_cma",
+        "Reach MPI_Win_create and MPI_Win_create_dynamic memory of on-node peers with single-copy "
+        "process_vm_readv/writev (if false, newrma declines such windows on more than one process)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->use_cma);
+
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* init / finalize                                                     */
+/* ------------------------------------------------------------------ */
+
+static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    int ret;
+
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+#if defined(OSC_NEWRMA_HELP_DIR)
+    /* out-of-tree installs keep the help file beside the component */
+    (void) opal_show_help_add_dir(OSC_NEWRMA_HELP_DIR);
+#endif
+    c->output = opal_output_open(NULL);
+    opal_output_set_verbosity(c->output, c->verbose);
+
+    if (0 == c->slots) {
+        c->slots = 1;
+    }
+    c->cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
+    c->cma_usable = c->use_cma && osc_newrma_cma_init();
+    NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
+                   (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
+
+    OBJ_CONSTRUCT(&c->targets, opal_free_list_t);
+    ret = opal_free_list_init(&c->targets, sizeof(osc_newrma_target_t), c->cacheline,
+                              OBJ_CLASS(osc_newrma_target_t), 0, 0, 16, -1, 16,
+                              NULL, 0, NULL, NULL, NULL);
+    return OPAL_SUCCESS == ret ? OMPI_SUCCESS : ret;
+}
+
+static int component_finalize(void)
+{
+    OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
+    opal_output_close(mca_osc_newrma_component.output);
+    mca_osc_newrma_component.output = -1;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* query / select                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Why newrma cannot serve a window, or NULL if it can. */
+static const char *cannot_serve(struct ompi_communicator_t *comm, int flavor)
+{
+    if (ompi_group_have_remote_peers(comm->c_local_group)) {
+        return "the communicator spans more than one node (the off-node path is not built yet)";
+    }
+    if ((MPI_WIN_FLAVOR_CREATE == flavor || MPI_WIN_FLAVOR_DYNAMIC == flavor)
+        && ompi_comm_size(comm) > 1 && !mca_osc_newrma_component.cma_usable) {
+        return "single-copy access (process_vm_readv/writev) is unavailable or disabled "
+               "(osc_newrma_use_cma), and create/dynamic windows need it";
+    }
+    return NULL;
+}
+
+/* Open MPI 4.1 aborts selection for every component if a query returns an
+ * error code, so a window newrma cannot serve is declined with -1. */
+static int component_query(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                           struct ompi_communicator_t *comm, struct opal_info_t *info, int flavor)
+{
+    const char *reason = cannot_serve(comm, flavor);
+
+    (void) win; (void) base; (void) size; (void) disp_unit; (void) info;
+    if (NULL != reason) {
+        NEWRMA_VERBOSE(10, "declining a window of flavor %d: %s", flavor, reason);
+        /* if no other osc component is open, window creation is about to
+         * fail with a bare error code: say why */
+        if (1 == opal_list_get_size(&ompi_osc_base_framework.framework_components)) {
+            opal_show_help("help-osc-newrma.txt", "window not served", true, reason);
+        }
+        return -1;
+    }
+    return mca_osc_newrma_component.priority;
+}
+
+static int component_select(struct ompi_win_t *win, void **base, size_t size, int disp_unit,
+                            struct ompi_communicator_t *comm, struct opal_info_t *info,
+                            int flavor, int *model)
+{
+    const char *reason = cannot_serve(comm, flavor);
+
+    if (NULL != reason) {
+        opal_show_help("help-osc-newrma.txt", "window not served", true, reason);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    return ompi_osc_newrma_window_create(win, base, size, disp_unit, comm, info, flavor, model);
+}

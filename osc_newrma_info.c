@@ -1,0 +1,160 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the window info keys newrma honors.
+ *
+ * Each key is subscribed on the window (opal_infosubscribe): the callback
+ * parses the user's value into the module and returns the value in effect,
+ * which is what MPI_Win_get_info then reports.  Unknown or malformed values
+ * are ignored, as the standard says, and the default is reported instead.
+ * Keys that shape the window's memory (same_size, same_disp_unit,
+ * alloc_shared_noncontig) are fixed at creation: a later MPI_Win_set_info
+ * cannot change them, and get_info keeps reporting the value in effect.
+ */
+
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/info.h"
+#include "opal/util/info_subscriber.h"
+
+#include "osc_newrma.h"
+
+static ompi_osc_newrma_module_t *module_of(opal_infosubscriber_t *obj)
+{
+    return osc_newrma_module((struct ompi_win_t *) obj);
+}
+
+static char *bool_string(bool value)
+{
+    return value ? "true" : "false";
+}
+
+/* Parse a boolean; keep `*field` when the value is malformed. */
+static char *update_bool(bool *field, char *value)
+{
+    bool parsed;
+
+    if (NULL != value && OPAL_SUCCESS == opal_info_value_to_bool(value, &parsed)) {
+        *field = parsed;
+    }
+    return bool_string(*field);
+}
+
+static char *set_no_locks(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    (void) key;
+    return update_bool(&module_of(obj)->no_locks, value);
+}
+
+static char *set_same_size(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    (void) key;
+    return module->created ? bool_string(module->same_size) : update_bool(&module->same_size, value);
+}
+
+static char *set_same_disp_unit(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    (void) key;
+    return module->created ? bool_string(module->same_disp_unit)
+                           : update_bool(&module->same_disp_unit, value);
+}
+
+static char *set_alloc_shared_noncontig(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    (void) key;
+    return module->created ? bool_string(module->alloc_shared_noncontig)
+                           : update_bool(&module->alloc_shared_noncontig, value);
+}
+
+static char *set_accumulate_ops(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    (void) key;
+    if (NULL != value && 0 == strcmp(value, "same_op")) {
+        module->acc_ops = NEWRMA_ACC_OPS_SAME_OP;
+    } else if (NULL != value && 0 == strcmp(value, "same_op_no_op")) {
+        module->acc_ops = NEWRMA_ACC_OPS_SAME_OP_NO_OP;
+    }
+    return NEWRMA_ACC_OPS_SAME_OP == module->acc_ops ? "same_op" : "same_op_no_op";
+}
+
+/* Canonical spelling of every accumulate_ordering bit set. */
+static char *const ordering_names[16] = {
+    "none", "rar", "raw", "rar,raw", "war", "rar,war", "raw,war", "rar,raw,war",
+    "waw", "rar,waw", "raw,waw", "rar,raw,waw", "war,waw", "rar,war,waw", "raw,war,waw",
+    "rar,raw,war,waw",
+};
+
+/* "none" or a comma-separated list of rar, raw, war, waw; -1 if malformed. */
+static int parse_ordering(const char *value)
+{
+    static const char *const words[4] = { "rar", "raw", "war", "waw" };
+    int bits = 0;
+
+    if (0 == strcmp(value, "none")) {
+        return 0;
+    }
+    while (*value) {
+        size_t len = strcspn(value, ",");
+        int i;
+        for (i = 0 ; i < 4 ; ++i) {
+            if (3 == len && 0 == strncmp(value, words[i], 3)) {
+                bits |= 1 << i;
+                break;
+            }
+        }
+        if (4 == i) {
+            return -1;
+        }
+        value += len;
+        if (',' == *value) {
+            ++value;
+        }
+    }
+    return 0 == bits ? -1 : bits;
+}
+
+static char *set_accumulate_ordering(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    int bits = NULL != value ? parse_ordering(value) : -1;
+    (void) key;
+    if (bits >= 0) {
+        module->acc_ordering = bits;
+    }
+    return ordering_names[module->acc_ordering];
+}
+
+int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
+{
+    static const struct {
+        char *key;
+        char *default_value;
+        opal_key_interest_callback_t *callback;
+    } keys[] = {
+        { "no_locks", "false", set_no_locks },
+        { "accumulate_ordering", "rar,raw,war,waw", set_accumulate_ordering },
+        { "accumulate_ops", "same_op_no_op", set_accumulate_ops },
+        { "same_size", "false", set_same_size },
+        { "same_disp_unit", "false", set_same_disp_unit },
+        { "alloc_shared_noncontig", "false", set_alloc_shared_noncontig },
+    };
+    opal_infosubscriber_t *subscriber = &module->win->super;
+
+    /* the callbacks read the user's values from the window's own copy of
+     * the creation info (ompi_win_t::super.s_info) */
+    module->acc_ordering = NEWRMA_ACC_ORDER_ALL;
+    module->acc_ops = NEWRMA_ACC_OPS_SAME_OP_NO_OP;
+    for (size_t i = 0 ; i < sizeof(keys) / sizeof(keys[0]) ; ++i) {
+        int ret = opal_infosubscribe_subscribe(subscriber, keys[i].key, keys[i].default_value,
+                                               keys[i].callback);
+        if (OPAL_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}

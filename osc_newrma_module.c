@@ -1,0 +1,280 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: window creation for the four flavors, the choice of the
+ * window's function table, shared_query, attach/detach and free.
+ *
+ * The function table (mpich-adi-rma-function-table.txt) is the first member
+ * of the module: Open MPI calls win->w_osc_module->osc_put(...), so copying
+ * the right table into the module at creation makes every MPI call on this
+ * window go straight to the implementation that fits it, with no global
+ * switch and no per-call branch on the window's kind.
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opal/util/show_help.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_cma.h"
+
+/* Which table serves a window.  Memory the component allocates (allocate,
+ * allocate_shared) goes in the node segment and is reached by load/store;
+ * memory the user brings (create, dynamic) stays where it is and is reached
+ * by single-copy syscalls. */
+static osc_newrma_path_t choose_path(int flavor)
+{
+    return (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor)
+        ? NEWRMA_PATH_DIRECT : NEWRMA_PATH_CMA;
+}
+
+static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
+{
+    return NEWRMA_PATH_DIRECT == path ? &ompi_osc_newrma_direct_table : &ompi_osc_newrma_cma_table;
+}
+
+static const char *path_name(osc_newrma_path_t path)
+{
+    return NEWRMA_PATH_DIRECT == path ? "direct load/store" : "single-copy (cma)";
+}
+
+/* Release whatever creation got to; safe on a partly built module. */
+static void module_destroy(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_shm_detach(&module->shm);
+    osc_newrma_slots_fini(module);
+    osc_newrma_dyn_fini(&module->dyn);
+    free(module->start_ranks);
+    free(module->post_ranks);
+    free(module->complete_reqs);
+    if (NULL != module->comm) {
+        ompi_comm_free(&module->comm);
+    }
+    OBJ_DESTRUCT(&module->lock);
+    free(module);
+}
+
+/* What each process contributes to the segment's layout and peer info. */
+static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size_t size,
+                              int disp_unit, osc_newrma_peer_input_t **peers_out,
+                              uint64_t **probes_out)
+{
+    osc_newrma_peer_input_t mine = {
+        .size = size,
+        .base = (uint64_t) (uintptr_t) base,
+        .disp_unit = disp_unit,
+        .pid = (int32_t) getpid(),
+    };
+    uint64_t probe = (uint64_t) (uintptr_t) &module->rank;
+    osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
+    uint64_t *probes = malloc(sizeof(*probes) * (size_t) module->size);
+    int ret;
+
+    *peers_out = peers;
+    *probes_out = probes;
+    if (NULL == peers || NULL == probes) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = module->comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
+                                               module->comm, module->comm->c_coll->coll_allgather_module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return module->comm->c_coll->coll_allgather(&probe, 1, MPI_UINT64_T, probes, 1, MPI_UINT64_T,
+                                                module->comm, module->comm->c_coll->coll_allgather_module);
+}
+
+/* Can every process read its neighbour's memory?  Decided together so that
+ * all ranks succeed or fail window creation alike. */
+static int check_cma_reach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers,
+                           const uint64_t *probes)
+{
+    int neighbour = (module->rank + 1) % module->size;
+    int value = -1, ok, all_ok = 0, ret;
+
+    ok = OMPI_SUCCESS == osc_newrma_cma_copy(peers[neighbour].pid, &value, probes[neighbour],
+                                             sizeof(value), false)
+         && value == neighbour;
+    ret = module->comm->c_coll->coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, module->comm,
+                                               module->comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (!all_ok) {
+        if (!ok) {
+            opal_show_help("help-osc-newrma.txt", "cma unreachable", true, (int) peers[neighbour].pid);
+        }
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* The process's own window memory, as MPI hands it back to the user. */
+static void *my_window_base(ompi_osc_newrma_module_t *module)
+{
+    const osc_newrma_peer_info_t *me = osc_newrma_shm_peer(&module->shm, module->rank);
+
+    if (NEWRMA_PATH_DIRECT != module->path) {
+        return (void *) (uintptr_t) me->base;
+    }
+    if (0 == me->size && module->alloc_shared_noncontig) {
+        return NULL;
+    }
+    return module->shm.base + me->data_offset;
+}
+
+int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,
+                                  int disp_unit, struct ompi_communicator_t *comm,
+                                  struct opal_info_t *info, int flavor, int *model)
+{
+    ompi_osc_newrma_module_t *module = calloc(1, sizeof(*module));
+    osc_newrma_peer_input_t *peers = NULL;
+    uint64_t *probes = NULL;
+    int ret;
+
+    (void) info;   /* read through the window's info subscriptions */
+    if (NULL == module) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
+    osc_newrma_dyn_init(&module->dyn);
+    module->win = win;
+    module->flavor = flavor;
+    module->path = choose_path(flavor);
+    module->state = NEWRMA_WIN_NONE;
+    memcpy(&module->super, path_table(module->path), sizeof(module->super));
+    win->w_osc_module = &module->super;
+
+    ret = ompi_comm_dup(comm, &module->comm);
+    if (OMPI_SUCCESS != ret) {
+        module->comm = NULL;
+        goto error;
+    }
+    module->rank = ompi_comm_rank(module->comm);
+    module->size = ompi_comm_size(module->comm);
+
+    ret = osc_newrma_info_subscribe(module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    ret = osc_newrma_slots_init(module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    ret = gather_peer_inputs(module, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
+                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, &peers, &probes);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    if (NEWRMA_PATH_CMA == module->path && module->size > 1) {
+        ret = check_cma_reach(module, peers, probes);
+        if (OMPI_SUCCESS != ret) {
+            goto error;
+        }
+    }
+    ret = osc_newrma_shm_attach(module, peers);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    /* rank 0 has filled the segment's read-only parts: publish them */
+    if (module->size > 1) {
+        ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+        if (OMPI_SUCCESS != ret) {
+            goto error;
+        }
+    }
+    free(peers);
+    free(probes);
+
+    if (MPI_WIN_FLAVOR_CREATE != flavor) {
+        *base = my_window_base(module);
+    }
+    *model = MPI_WIN_UNIFIED;
+    module->created = true;
+    NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",
+                   module->size, flavor, path_name(module->path),
+                   (unsigned long) module->shm.layout.total_size);
+    return OMPI_SUCCESS;
+
+error:
+    free(peers);
+    free(probes);
+    win->w_osc_module = NULL;
+    module_destroy(module);
+    return ret;
+}
+
+int ompi_osc_newrma_free(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check_free(module);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* nobody may still be reading or writing our memory when it goes */
+    if (module->size > 1) {
+        ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    }
+    win->w_osc_module = NULL;
+    module_destroy(module);
+    return ret;
+}
+
+int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
+                                 int *disp_unit, void *baseptr)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    const osc_newrma_peer_info_t *peer;
+
+    *size = 0;
+    *disp_unit = 0;
+    *(void **) baseptr = NULL;
+    if (MPI_WIN_FLAVOR_SHARED != module->flavor && MPI_WIN_FLAVOR_ALLOCATE != module->flavor) {
+        return MPI_ERR_RMA_FLAVOR;
+    }
+    if (MPI_PROC_NULL == rank) {
+        /* the first rank with memory, as the standard says */
+        for (rank = 0 ; rank < module->size ; ++rank) {
+            if (osc_newrma_shm_peer(&module->shm, rank)->size > 0) {
+                break;
+            }
+        }
+        if (rank == module->size) {
+            return OMPI_SUCCESS;
+        }
+    }
+    if (rank < 0 || rank >= module->size) {
+        return MPI_ERR_RANK;
+    }
+    peer = osc_newrma_shm_peer(&module->shm, rank);
+    *size = peer->size;
+    *disp_unit = peer->disp_unit;
+    if (peer->size > 0 || !module->alloc_shared_noncontig) {
+        *(void **) baseptr = module->shm.base + peer->data_offset;
+    }
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return MPI_ERR_RMA_FLAVOR;
+    }
+    return osc_newrma_dyn_attach(module, base, len);
+}
+
+int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
+        return MPI_ERR_RMA_FLAVOR;
+    }
+    return osc_newrma_dyn_detach(module, base);
+}

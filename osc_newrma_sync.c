@@ -1,0 +1,498 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the epoch state machine (mpich-new-rma-design.txt, "Epoch
+ * States" and the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH algorithms).
+ *
+ * This file is the one place where epoch legality is checked and window
+ * states change.  Illegal sequences return MPI_ERR_RMA_SYNC and leave the
+ * window as it was, so the program can go on.
+ *
+ * Memory barriers follow the design's "RMA + shared memory" section:
+ * MEM_SYNC on both sides of a fence's PROC_SYNC, before PROC_SYNC in post and
+ * complete, after it in start and wait, after the lock is granted and before
+ * it is released, and in every flush.
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "ompi/mca/pml/pml.h"
+#include "ompi/request/request.h"
+
+#include "osc_newrma.h"
+
+/* Private tags on the window's own communicator. */
+#define NEWRMA_TAG_POST     1
+#define NEWRMA_TAG_COMPLETE 2
+
+static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
+{
+    return NEWRMA_WIN_PER_TARGET == module->state || module->state >= NEWRMA_WIN_LOCK_ALL_CALLED;
+}
+
+static bool in_fence_epoch(const ompi_osc_newrma_module_t *module)
+{
+    return NEWRMA_WIN_FENCE_ISSUED == module->state || NEWRMA_WIN_FENCE_GRANTED == module->state;
+}
+
+/* A fence that no RMA call followed opens no real epoch: the design lets any
+ * other synchronization take the window straight from there. */
+static void close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
+{
+    if (in_fence_epoch(module) && !module->fence_epoch_used) {
+        module->state = NEWRMA_WIN_NONE;
+    }
+}
+
+static int comm_barrier(ompi_osc_newrma_module_t *module)
+{
+    if (1 == module->size) {
+        return OMPI_SUCCESS;
+    }
+    return module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+}
+
+/* ------------------------------------------------------------------ */
+/* Access check (the part of RMA_OP that is about epochs)              */
+/* ------------------------------------------------------------------ */
+
+static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
+{
+    /* the start group, as sorted communicator ranks: O(log group) */
+    size_t lo = 0, hi = module->start_count;
+
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (module->start_ranks[mid] == target) {
+            return true;
+        }
+        if (module->start_ranks[mid] < target) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return false;
+}
+
+int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
+{
+    switch (module->state) {
+    case NEWRMA_WIN_PER_TARGET:
+        return NULL != osc_newrma_target_find(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    case NEWRMA_WIN_PSCW_GRANTED:
+        return pscw_group_has(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    default:
+        return MPI_ERR_RMA_SYNC;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* FENCE                                                               */
+/* ------------------------------------------------------------------ */
+
+int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    if (module->state != NEWRMA_WIN_NONE && !in_fence_epoch(module)) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    if (module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+
+    /* Every operation of this component completes before it returns, so
+     * the fence only has to order memory and synchronize processes. */
+    opal_atomic_mb();
+    ret = comm_barrier(module);
+    opal_atomic_mb();
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+
+    module->fence_epoch_used = false;
+    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* POST / START / COMPLETE / WAIT / TEST                               */
+/* ------------------------------------------------------------------ */
+
+/* Translate a group to sorted ranks of the window's communicator. */
+static int group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *group,
+                               int **ranks_out, size_t *count_out)
+{
+    int count = ompi_group_size(group);
+    int *in = NULL, *out = NULL;
+    int ret = OMPI_ERR_OUT_OF_RESOURCE;
+
+    *ranks_out = NULL;
+    *count_out = 0;
+    if (count <= 0) {
+        return OMPI_SUCCESS;
+    }
+    in = malloc(sizeof(int) * (size_t) count);
+    out = malloc(sizeof(int) * (size_t) count);
+    if (NULL == in || NULL == out) {
+        goto cleanup;
+    }
+    for (int i = 0 ; i < count ; ++i) {
+        in[i] = i;
+    }
+    ret = ompi_group_translate_ranks(group, count, in, module->comm->c_local_group, out);
+    if (OMPI_SUCCESS != ret) {
+        goto cleanup;
+    }
+    for (int i = 0 ; i < count ; ++i) {
+        if (MPI_UNDEFINED == out[i]) {
+            ret = MPI_ERR_GROUP;    /* a process that is not in the window */
+            goto cleanup;
+        }
+    }
+    qsort(out, (size_t) count, sizeof(int), osc_newrma_int_compare);
+    *ranks_out = out;
+    *count_out = (size_t) count;
+    out = NULL;
+    ret = OMPI_SUCCESS;
+cleanup:
+    free(in);
+    free(out);
+    return ret;
+}
+
+/* Zero-byte messages to (or from) every rank of a list; completes them. */
+static int exchange_signals(ompi_osc_newrma_module_t *module, const int *ranks, size_t count,
+                            int tag, bool send)
+{
+    ompi_request_t **reqs;
+    int ret = OMPI_SUCCESS;
+
+    if (0 == count) {
+        return OMPI_SUCCESS;
+    }
+    reqs = malloc(sizeof(ompi_request_t *) * count);
+    if (NULL == reqs) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (size_t i = 0 ; i < count && OMPI_SUCCESS == ret ; ++i) {
+        reqs[i] = MPI_REQUEST_NULL;
+        ret = send ? MCA_PML_CALL(isend(NULL, 0, MPI_BYTE, ranks[i], tag, MCA_PML_BASE_SEND_STANDARD,
+                                        module->comm, &reqs[i]))
+                   : MCA_PML_CALL(irecv(NULL, 0, MPI_BYTE, ranks[i], tag, module->comm, &reqs[i]));
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = ompi_request_wait_all(count, reqs, MPI_STATUSES_IGNORE);
+    }
+    free(reqs);
+    return ret;
+}
+
+int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        ret = exchange_signals(module, module->start_ranks, module->start_count, NEWRMA_TAG_POST, false);
+        if (OMPI_SUCCESS != ret) {
+            free(module->start_ranks);
+            module->start_ranks = NULL;
+            module->start_count = 0;
+            return ret;
+        }
+    }
+    opal_atomic_mb();     /* MEM_SYNC after PROC_SYNC */
+    module->state = NEWRMA_WIN_PSCW_GRANTED;
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_complete(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    opal_atomic_mb();     /* MEM_SYNC before PROC_SYNC */
+    ret = exchange_signals(module, module->start_ranks, module->start_count, NEWRMA_TAG_COMPLETE, true);
+    free(module->start_ranks);
+    module->start_ranks = NULL;
+    module->start_count = 0;
+    module->state = NEWRMA_WIN_NONE;
+    return ret;
+}
+
+int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    if (module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = group_to_comm_ranks(module, group, &module->post_ranks, &module->post_count);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    opal_atomic_mb();     /* MEM_SYNC before PROC_SYNC */
+    if (!(assert & MPI_MODE_NOCHECK)) {
+        ret = exchange_signals(module, module->post_ranks, module->post_count, NEWRMA_TAG_POST, true);
+        if (OMPI_SUCCESS != ret) {
+            free(module->post_ranks);
+            module->post_ranks = NULL;
+            module->post_count = 0;
+            return ret;
+        }
+    }
+    module->exposure_active = true;
+    module->complete_reqs = NULL;
+    return OMPI_SUCCESS;
+}
+
+/* The exposure epoch ends when every origin of the post group completed. */
+static int exposure_start_receiving(ompi_osc_newrma_module_t *module)
+{
+    if (NULL != module->complete_reqs || 0 == module->post_count) {
+        return OMPI_SUCCESS;
+    }
+    module->complete_reqs = malloc(sizeof(ompi_request_t *) * module->post_count);
+    if (NULL == module->complete_reqs) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (size_t i = 0 ; i < module->post_count ; ++i) {
+        int ret = MCA_PML_CALL(irecv(NULL, 0, MPI_BYTE, module->post_ranks[i], NEWRMA_TAG_COMPLETE,
+                                     module->comm, &module->complete_reqs[i]));
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+static void exposure_end(ompi_osc_newrma_module_t *module)
+{
+    opal_atomic_mb();     /* MEM_SYNC after PROC_SYNC */
+    free(module->complete_reqs);
+    free(module->post_ranks);
+    module->complete_reqs = NULL;
+    module->post_ranks = NULL;
+    module->post_count = 0;
+    module->exposure_active = false;
+}
+
+int ompi_osc_newrma_wait(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    if (!module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = exposure_start_receiving(module);
+    if (OMPI_SUCCESS == ret && module->post_count > 0) {
+        ret = ompi_request_wait_all(module->post_count, module->complete_reqs, MPI_STATUSES_IGNORE);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    exposure_end(module);
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret, done = 1;
+
+    *flag = 0;
+    if (!module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = exposure_start_receiving(module);
+    if (OMPI_SUCCESS == ret && module->post_count > 0) {
+        ret = ompi_request_test_all(module->post_count, module->complete_reqs, &done, MPI_STATUSES_IGNORE);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (done) {
+        exposure_end(module);
+        *flag = 1;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* LOCK / UNLOCK                                                       */
+/* ------------------------------------------------------------------ */
+
+int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_target_t *element;
+
+    if (module->no_locks) {
+        return MPI_ERR_RMA_SYNC;      /* the user promised not to lock */
+    }
+    close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_PER_TARGET != module->state) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    if (NULL != osc_newrma_target_find(module, target)) {
+        return MPI_ERR_RMA_SYNC;      /* a second lock on the same target */
+    }
+    element = osc_newrma_target_add(module, target);
+    if (NULL == element) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    element->lock_type = lock_type;
+    element->lock_assert = assert & MPI_MODE_NOCHECK;
+    element->lock_state = NEWRMA_LOCK_ISSUED;
+
+    /* an on-node target: take the lock in the segment, no message */
+    if (!element->lock_assert) {
+        osc_newrma_rwlock_acquire(osc_newrma_shm_lock(&module->shm, target),
+                                  MPI_LOCK_EXCLUSIVE == lock_type);
+    } else {
+        opal_atomic_mb();
+    }
+    element->lock_state = NEWRMA_LOCK_GRANTED;
+    module->lock_count++;
+    module->state = NEWRMA_WIN_PER_TARGET;
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_target_t *element;
+
+    if (NEWRMA_WIN_PER_TARGET != module->state
+        || NULL == (element = osc_newrma_target_find(module, target))) {
+        return MPI_ERR_RMA_SYNC;      /* unlock without lock */
+    }
+    /* operations are complete when they return; release orders them */
+    if (!element->lock_assert) {
+        osc_newrma_rwlock_release(osc_newrma_shm_lock(&module->shm, target),
+                                  MPI_LOCK_EXCLUSIVE == element->lock_type);
+    } else {
+        opal_atomic_mb();
+    }
+    osc_newrma_target_remove(module, element);
+    if (0 == --module->lock_count) {
+        module->state = NEWRMA_WIN_NONE;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* LOCK_ALL / UNLOCK_ALL                                               */
+/* ------------------------------------------------------------------ */
+
+int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (module->no_locks) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    module->lock_all_assert = assert & MPI_MODE_NOCHECK;
+    if (!module->lock_all_assert) {
+        for (int rank = 0 ; rank < module->size ; ++rank) {
+            osc_newrma_rwlock_acquire(osc_newrma_shm_lock(&module->shm, rank), false);
+        }
+    } else {
+        opal_atomic_mb();
+    }
+    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    if (!module->lock_all_assert) {
+        for (int rank = 0 ; rank < module->size ; ++rank) {
+            osc_newrma_rwlock_release(osc_newrma_shm_lock(&module->shm, rank), false);
+        }
+    } else {
+        opal_atomic_mb();
+    }
+    module->state = NEWRMA_WIN_NONE;
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* FLUSH family and WIN_SYNC                                           */
+/* ------------------------------------------------------------------ */
+
+int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED
+        && (NEWRMA_WIN_PER_TARGET != module->state || NULL == osc_newrma_target_find(module, target))) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    opal_atomic_mb();     /* MEM_SYNC: our operations are visible before any later PROC_SYNC */
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (!in_passive_epoch(module)) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    opal_atomic_mb();
+    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win)
+{
+    return ompi_osc_newrma_flush(target, win);
+}
+
+int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win)
+{
+    return ompi_osc_newrma_flush_all(win);
+}
+
+int ompi_osc_newrma_sync(struct ompi_win_t *win)
+{
+    (void) win;
+    opal_atomic_mb();     /* MEM_SYNC between local loads/stores and RMA */
+    return OMPI_SUCCESS;
+}
+
+/* MPI_Win_free inside an epoch is erroneous; an unused fence epoch is fine. */
+int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module)
+{
+    close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state || module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    return OMPI_SUCCESS;
+}

@@ -1,0 +1,95 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the window's slot array of target elements
+ * (mpich-new-rma-design.txt, "Data structures").
+ *
+ * A fixed number of slots (MCA parameter osc_newrma_slots) per window; a
+ * target element lives in slot rank % slots.  Memory is O(slots + targets the
+ * origin is in an epoch with), never O(communicator size).
+ */
+
+#include "ompi_config.h"
+
+#include "osc_newrma.h"
+
+static void target_construct(osc_newrma_target_t *target)
+{
+    target->rank = -1;
+    target->lock_state = NEWRMA_LOCK_CALLED;
+    target->lock_type = 0;
+    target->lock_assert = 0;
+}
+
+OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);
+
+int osc_newrma_slots_init(ompi_osc_newrma_module_t *module)
+{
+    module->num_slots = mca_osc_newrma_component.slots;
+    module->slots = malloc(sizeof(opal_list_t) * module->num_slots);
+    if (NULL == module->slots) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (unsigned int i = 0 ; i < module->num_slots ; ++i) {
+        OBJ_CONSTRUCT(&module->slots[i], opal_list_t);
+    }
+    return OMPI_SUCCESS;
+}
+
+void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module)
+{
+    if (NULL == module->slots) {
+        return;
+    }
+    for (unsigned int i = 0 ; i < module->num_slots ; ++i) {
+        opal_list_item_t *item;
+        while (NULL != (item = opal_list_remove_first(&module->slots[i]))) {
+            opal_free_list_return(&mca_osc_newrma_component.targets, (opal_free_list_item_t *) item);
+        }
+        OBJ_DESTRUCT(&module->slots[i]);
+    }
+    free(module->slots);
+    module->slots = NULL;
+}
+
+static opal_list_t *slot_of(ompi_osc_newrma_module_t *module, int rank)
+{
+    return &module->slots[(unsigned int) rank % module->num_slots];
+}
+
+osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank)
+{
+    osc_newrma_target_t *target;
+
+    OPAL_LIST_FOREACH(target, slot_of(module, rank), osc_newrma_target_t) {
+        if (target->rank == rank) {
+            return target;
+        }
+    }
+    return NULL;
+}
+
+osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank)
+{
+    osc_newrma_target_t *target = (osc_newrma_target_t *)
+        opal_free_list_get(&mca_osc_newrma_component.targets);
+
+    if (NULL == target) {
+        return NULL;
+    }
+    target_construct(target);
+    target->rank = rank;
+    opal_list_append(slot_of(module, rank), &target->super.super);
+    return target;
+}
+
+void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target)
+{
+    opal_list_remove_item(slot_of(module, target->rank), &target->super.super);
+    opal_free_list_return(&mca_osc_newrma_component.targets, &target->super);
+}
+
+int osc_newrma_int_compare(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
