@@ -112,18 +112,17 @@ static int check_cma_reach(ompi_osc_newrma_module_t *module, const osc_newrma_pe
     return OMPI_SUCCESS;
 }
 
-/* The process's own window memory, as MPI hands it back to the user. */
-static void *my_window_base(ompi_osc_newrma_module_t *module)
+/* A rank's window memory in the segment, as MPI hands it to the user: a
+ * zero-size rank of a noncontiguous window has none (NULL); in a contiguous
+ * one its base is where the next rank's memory starts. */
+static void *segment_window_base(ompi_osc_newrma_module_t *module, int rank)
 {
-    const osc_newrma_peer_info_t *me = osc_newrma_shm_peer(&module->shm, module->rank);
+    const osc_newrma_peer_info_t *peer = osc_newrma_shm_peer(&module->shm, rank);
 
-    if (NEWRMA_PATH_DIRECT != module->path) {
-        return (void *) (uintptr_t) me->base;
-    }
-    if (0 == me->size && module->alloc_shared_noncontig) {
+    if (0 == peer->size && module->alloc_shared_noncontig) {
         return NULL;
     }
-    return module->shm.base + me->data_offset;
+    return module->shm.base + peer->data_offset;
 }
 
 int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,
@@ -189,8 +188,10 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     free(peers);
     free(probes);
 
-    if (MPI_WIN_FLAVOR_CREATE != flavor) {
-        *base = my_window_base(module);
+    /* allocate flavors hand the memory back; create_dynamic passes no
+     * base at all (MPI_BOTTOM as the pointer itself) */
+    if (NEWRMA_PATH_DIRECT == module->path) {
+        *base = segment_window_base(module, module->rank);
     }
     *model = MPI_WIN_UNIFIED;
     module->created = true;
@@ -253,9 +254,7 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
     peer = osc_newrma_shm_peer(&module->shm, rank);
     *size = peer->size;
     *disp_unit = peer->disp_unit;
-    if (peer->size > 0 || !module->alloc_shared_noncontig) {
-        *(void **) baseptr = module->shm.base + peer->data_offset;
-    }
+    *(void **) baseptr = segment_window_base(module, rank);
     return OMPI_SUCCESS;
 }
 

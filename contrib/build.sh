@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Build osc/newrma out of tree and install it under PREFIX (default:
+# build/install).  Re-running only rebuilds what changed.
+#   contrib/build.sh [PREFIX] [extra configure arguments...]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${1:-$top/build/install}
+shift || true
+obj=$top/build/obj
+mkdir -p "$obj"
+if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] \
+   || [ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
+    (cd "$top" && ./autogen.sh)
+fi
+if [ ! -f "$obj/Makefile" ] || [ "$top/configure" -nt "$obj/Makefile" ] \
+   || ! grep -q "^prefix = $prefix\$" "$obj/Makefile"; then
+    (cd "$obj" && "$top/configure" --prefix="$prefix" "$@")
+fi
+make -C "$obj" -j2
+make -C "$obj" install
+echo "installed: $prefix/lib/openmpi/mca_osc_newrma.so"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what a fresh Debian 12 machine lacks to build and test newrma.
+# Idempotent: does nothing when everything is already there.
+set -eu
+packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q $missing
+fi

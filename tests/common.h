@@ -1,0 +1,147 @@
+/*
+ * Helpers shared by newrma's tests.  Each test is an MPI program that checks
+ * exact values and error codes, prints one line per failed check, and exits
+ * non-zero (through MPI_Abort-free reduction) if any rank saw a failure.
+ */
+#ifndef NEWRMA_TEST_COMMON_H
+#define NEWRMA_TEST_COMMON_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int test_errors = 0;
+static int test_rank = -1;
+
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            test_errors++;                                                      \
+            if (test_errors <= 20) {                                            \
+                fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", test_rank, \
+                        __FILE__, __LINE__, #cond);                             \
+                fprintf(stderr, __VA_ARGS__);                                   \
+                fprintf(stderr, "\n");                                          \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* An MPI call that must succeed. */
+#define MPI_OK(call)                                                            \
+    do {                                                                        \
+        int rc_ = (call);                                                       \
+        if (MPI_SUCCESS != rc_) {                                               \
+            char msg_[MPI_MAX_ERROR_STRING];                                    \
+            int len_ = 0;                                                       \
+            MPI_Error_string(rc_, msg_, &len_);                                 \
+            CHECK(MPI_SUCCESS == rc_, "%s returned %s", #call, msg_);           \
+        }                                                                       \
+    } while (0)
+
+/* An MPI call that must fail with a given error class. */
+#define MPI_FAILS_WITH(expected_class, call)                                    \
+    do {                                                                        \
+        int rc_ = (call), class_ = MPI_SUCCESS;                                 \
+        MPI_Error_class(rc_, &class_);                                          \
+        CHECK(class_ == (expected_class), "%s returned class %d, expected %s (%d)", \
+              #call, class_, #expected_class, (expected_class));                \
+    } while (0)
+
+static inline void test_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &test_rank);
+}
+
+/* Collective: every rank learns whether any rank failed; rank 0 reports. */
+static inline int test_finalize(const char *name)
+{
+    int all_errors = 0;
+    MPI_Allreduce(&test_errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        if (0 == all_errors) {
+            printf("%s: No Errors\n", name);
+        } else {
+            printf("%s: %d errors\n", name, all_errors);
+        }
+    }
+    MPI_Finalize();
+    return all_errors ? 1 : 0;
+}
+
+/* ---- window flavors ---------------------------------------------------- */
+
+enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
+
+static const char *const flavor_names[FLAVOR_COUNT] = { "create", "allocate", "shared", "dynamic" };
+
+/* A window of `bytes` bytes per rank of any flavor.  For dynamic windows the
+ * memory is attached and `*disp_base` is the address targets use as
+ * displacement 0 (gathered from every rank into `*bases`, caller frees).
+ * For the others *bases is NULL and displacements start at 0. */
+typedef struct {
+    MPI_Win win;
+    int flavor;
+    void *mem;            /* this rank's window memory */
+    MPI_Aint *bases;      /* dynamic: every rank's base address */
+    void *owned;          /* memory to free after MPI_Win_free */
+} test_win_t;
+
+static inline void test_win_create(test_win_t *tw, int flavor, size_t bytes, int disp_unit,
+                                   MPI_Info info, MPI_Comm comm)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    memset(tw, 0, sizeof(*tw));
+    tw->flavor = flavor;
+    switch (flavor) {
+    case FLAVOR_CREATE:
+        tw->owned = tw->mem = calloc(1, bytes ? bytes : 1);
+        MPI_OK(MPI_Win_create(tw->mem, (MPI_Aint) bytes, disp_unit, info, comm, &tw->win));
+        break;
+    case FLAVOR_ALLOCATE:
+        MPI_OK(MPI_Win_allocate((MPI_Aint) bytes, disp_unit, info, comm, &tw->mem, &tw->win));
+        if (bytes) memset(tw->mem, 0, bytes);
+        break;
+    case FLAVOR_SHARED:
+        MPI_OK(MPI_Win_allocate_shared((MPI_Aint) bytes, disp_unit, info, comm, &tw->mem, &tw->win));
+        if (bytes) memset(tw->mem, 0, bytes);
+        break;
+    case FLAVOR_DYNAMIC: {
+        MPI_Aint mine;
+        tw->owned = tw->mem = calloc(1, bytes ? bytes : 1);
+        MPI_OK(MPI_Win_create_dynamic(info, comm, &tw->win));
+        MPI_OK(MPI_Win_attach(tw->win, tw->mem, (MPI_Aint) bytes));
+        MPI_Get_address(tw->mem, &mine);
+        tw->bases = malloc(sizeof(MPI_Aint) * (size_t) size);
+        MPI_Allgather(&mine, 1, MPI_AINT, tw->bases, 1, MPI_AINT, comm);
+        break;
+    }
+    }
+    /* everyone's memory is initialized before anyone accesses it */
+    MPI_Barrier(comm);
+}
+
+/* Displacement of element `index` (in disp units) at `target`. */
+static inline MPI_Aint test_disp(const test_win_t *tw, int target, MPI_Aint index, int disp_unit)
+{
+    if (FLAVOR_DYNAMIC == tw->flavor) {
+        return tw->bases[target] + index * disp_unit;
+    }
+    return index;
+}
+
+static inline void test_win_free(test_win_t *tw)
+{
+    if (FLAVOR_DYNAMIC == tw->flavor) {
+        MPI_OK(MPI_Win_detach(tw->win, tw->mem));
+    }
+    MPI_OK(MPI_Win_free(&tw->win));
+    free(tw->owned);
+    free(tw->bases);
+}
+
+#endif

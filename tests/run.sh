@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Build osc/newrma and run every test under mpirun.
+#
+#   tests/run.sh                      all tests, 1-4 ranks, --mca osc newrma
+#   tests/run.sh --osc rdma           the same tests against another component
+#                                     (checks the tests themselves)
+#   tests/run.sh --np "2 4" lock_*    some tests, some process counts
+#
+# A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
+# process counts; "newrma-test: only-newrma" marks a test of newrma-specific
+# behaviour (error classes for work not done yet, windows other components
+# refuse), which is skipped, and counted as skipped, with another component.
+# A run passes when mpirun exits 0 and the output has "No Errors".
+# The last line is "N passed, M failed, K skipped".
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+osc=newrma
+nps="1 2 3 4"
+timeout_s=${NEWRMA_TEST_TIMEOUT:-180}
+extra_mca=()
+selected=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --osc) osc=$2; shift 2 ;;
+        --np) nps=$2; shift 2 ;;
+        --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        *) selected+=("$1"); shift ;;
+    esac
+done
+
+build=$top/build
+prefix=$build/install
+bindir=$top/tests/bin
+log=$build/test-logs
+mkdir -p "$build" "$bindir" "$log"
+
+# ---- build and install the component under build/install ----------------
+if [ "$osc" = newrma ] || [ ! -e "$prefix/lib/openmpi/mca_osc_newrma.so" ]; then
+    "$top/contrib/build.sh" "$prefix" > "$log/build.log" 2>&1 || {
+        tail -40 "$log/build.log"; echo "build failed (see $log/build.log)"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+export OMPI_MCA_mca_base_component_path="$prefix/lib/openmpi:$ompi_pkglibdir"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# keep the test traffic on this machine
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+# ---- compile the tests -------------------------------------------------
+names=()
+if [ ${#selected[@]} -eq 0 ]; then
+    for src in "$top"/tests/*.c; do names+=("$(basename "$src" .c)"); done
+else
+    for pattern in "${selected[@]}"; do
+        for src in "$top"/tests/$pattern.c; do [ -e "$src" ] && names+=("$(basename "$src" .c)"); done
+    done
+fi
+passed=0; failed=0; skipped=0
+for name in "${names[@]}"; do
+    src=$top/tests/$name.c
+    if [ ! "$bindir/$name" -nt "$src" ] || [ "$top/tests/common.h" -nt "$bindir/$name" ]; then
+        if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" -lpthread > "$log/$name.compile.log" 2>&1; then
+            cat "$log/$name.compile.log"
+            printf 'FAIL %-28s (does not compile)\n' "$name"; failed=$((failed + 1)); continue
+        fi
+    fi
+done
+
+# ---- run ---------------------------------------------------------------
+for name in "${names[@]}"; do
+    src=$top/tests/$name.c
+    [ -x "$bindir/$name" ] || continue
+    test_nps=$nps
+    meta_np=$(sed -n 's/.*newrma-test:.*np=\([0-9,]*\).*/\1/p' "$src" | head -1)
+    if [ -n "$meta_np" ]; then
+        test_nps=""
+        for n in $nps; do case ",$meta_np," in *",$n,"*) test_nps="$test_nps $n" ;; esac; done
+    fi
+    if [ "$osc" != newrma ] && grep -q 'newrma-test:.*only-newrma' "$src"; then
+        for n in $test_nps; do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
+        continue
+    fi
+    for n in $test_nps; do
+        out=$log/$name.np$n.$osc.log
+        start=$(date +%s.%N)
+        timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" "${extra_mca[@]}" \
+            "$bindir/$name" > "$out" 2>&1
+        rc=$?
+        secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+        if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then
+            printf 'PASS %-28s np=%s  %5ss\n' "$name" "$n" "$secs"; passed=$((passed + 1))
+        else
+            [ $rc -eq 124 ] && why="timed out after ${timeout_s}s" || why="exit $rc"
+            printf 'FAIL %-28s np=%s  %5ss  (%s; log: %s)\n' "$name" "$n" "$secs" "$why" "$out"
+            sed 's/^/    | /' "$out" | head -25
+            failed=$((failed + 1))
+        fi
+    done
+done
+leftover=$(ls /dev/shm 2>/dev/null | grep -c '^osc_newrma' || true)
+if [ "$leftover" -ne 0 ]; then
+    echo "FAIL shared-memory files left in /dev/shm: $leftover"; failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
