@@ -37,7 +37,8 @@ mkdir -p "$build" "$bindir" "$log"
 
 # ---- build and install the component under build/install ----------------
 if [ "$osc" = newrma ] || [ ! -e "$prefix/lib/openmpi/mca_osc_newrma.so" ]; then
-    "$top/contrib/build.sh" "$prefix" > "$log/build.log" 2>&1 || {
+    # serialized: several runs of this script may share one build tree
+    flock "$build/.build.lock" "$top/contrib/build.sh" "$prefix" > "$log/build.log" 2>&1 || {
         tail -40 "$log/build.log"; echo "build failed (see $log/build.log)"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
