@@ -88,6 +88,7 @@ typedef struct {
     void *mem;            /* this rank's window memory */
     MPI_Aint *bases;      /* dynamic: every rank's base address */
     void *owned;          /* memory to free after MPI_Win_free */
+    MPI_Comm comm;
 } test_win_t;
 
 static inline void test_win_create(test_win_t *tw, int flavor, size_t bytes, int disp_unit,
@@ -97,6 +98,7 @@ static inline void test_win_create(test_win_t *tw, int flavor, size_t bytes, int
     MPI_Comm_size(comm, &size);
     memset(tw, 0, sizeof(*tw));
     tw->flavor = flavor;
+    tw->comm = comm;
     switch (flavor) {
     case FLAVOR_CREATE:
         tw->owned = tw->mem = calloc(1, bytes ? bytes : 1);
@@ -136,6 +138,9 @@ static inline MPI_Aint test_disp(const test_win_t *tw, int target, MPI_Aint inde
 
 static inline void test_win_free(test_win_t *tw)
 {
+    /* nobody may still be accessing our memory when it is detached (a
+     * passive-target epoch elsewhere may outlast ours) */
+    MPI_Barrier(tw->comm);
     if (FLAVOR_DYNAMIC == tw->flavor) {
         MPI_OK(MPI_Win_detach(tw->win, tw->mem));
     }
