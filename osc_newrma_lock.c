@@ -82,6 +82,16 @@ static void try_grant_writer(ompi_osc_newrma_module_t *module, osc_newrma_lock_w
     }
 }
 
+/* After a change that left the state `now`: if that is exactly "a writer
+ * waits, nobody holds", hand the lock over (one CAS decides who does). */
+static inline void grant_if_writer_waits(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock,
+                                         int64_t now)
+{
+    if (OPAL_UNLIKELY(WRITER_WAITING == now)) {
+        try_grant_writer(module, lock);
+    }
+}
+
 /* Wake every waiting reader; each retries from the start. */
 static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
@@ -93,6 +103,48 @@ static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_
         opal_atomic_mb();
         node->blocked = 0;
     }
+}
+
+/* Take the lock in one CAS if it is entirely free (no holder, nobody
+ * queued): the uncontended case, and the way in for a writer without a free
+ * queue node (more exclusive locks held at once than osc_newrma_lock_qnodes).
+ * It never overtakes a queued writer, since it needs an empty queue. */
+static bool try_write_unqueued(osc_newrma_lock_word_t *lock)
+{
+    int64_t expected = 0;
+
+    if (0 == lock->writer_tail && 0 == lock->state
+        && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
+        opal_atomic_mb();
+        return true;
+    }
+    return false;
+}
+
+static void start_write_unqueued(osc_newrma_lock_word_t *lock)
+{
+    unsigned int spins = 0;
+
+    while (!try_write_unqueued(lock)) {
+        osc_newrma_backoff(&spins);
+    }
+}
+
+/* Drop WRITER_ACTIVE when no queued writer takes over: grant a writer that
+ * started waiting meanwhile, wake the readers that wait.  (A reader that
+ * pushes itself after we looked sees the flag gone and wakes itself.) */
+static void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE) - WRITER_ACTIVE);
+    if (0 != lock->reader_head) {
+        wake_readers(module, lock);
+    }
+}
+
+static void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    opal_atomic_mb();
+    release_writer_flag(module, lock);
 }
 
 static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
@@ -109,8 +161,7 @@ static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t
          * free of readers and writers hands it over (maybe ourselves) */
         lock->writer_head = me + 1;
         opal_atomic_mb();
-        (void) opal_atomic_fetch_or_64(&lock->state, WRITER_WAITING);
-        try_grant_writer(module, lock);
+        grant_if_writer_waits(module, lock, opal_atomic_fetch_or_64(&lock->state, WRITER_WAITING) | WRITER_WAITING);
     } else {
         qnode(module, pred - 1)->next = me + 1;
     }
@@ -126,9 +177,7 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     opal_atomic_mb();
     if (0 == node->next && opal_atomic_compare_exchange_strong_32(&lock->writer_tail, &expected, 0)) {
         /* no writer behind us: the lock goes back to whoever comes */
-        (void) opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE);
-        try_grant_writer(module, lock);
-        wake_readers(module, lock);
+        release_writer_flag(module, lock);
         return;
     }
     while (0 == (next = node->next)) {   /* a writer is linking in behind us */
@@ -140,36 +189,10 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     qnode(module, next - 1)->blocked = 0;
 }
 
-/* Without a free queue node (more exclusive locks held at once than
- * osc_newrma_lock_qnodes allows): take the lock when it is entirely free. */
-static void start_write_unqueued(osc_newrma_lock_word_t *lock)
-{
-    unsigned int spins = 0;
-
-    for (;;) {
-        int64_t expected = 0;
-        if (0 == lock->writer_tail && 0 == lock->state
-            && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
-            break;
-        }
-        osc_newrma_backoff(&spins);
-    }
-    opal_atomic_mb();
-}
-
-static void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
-{
-    opal_atomic_mb();
-    (void) opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE);
-    try_grant_writer(module, lock);
-    wake_readers(module, lock);
-}
-
 static void end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
     opal_atomic_mb();
-    (void) opal_atomic_fetch_add_64(&lock->state, -READER);
-    try_grant_writer(module, lock);
+    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -READER) - READER);
 }
 
 /* Shared acquisition.  `me` is a queue node to wait on, or -1 (then spin). */
@@ -235,6 +258,9 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
     }
     if (me < 0) {
         start_write_unqueued(lock);
+    } else if (try_write_unqueued(lock)) {
+        qnode_give(module, me);     /* uncontended: no queue, no node kept */
+        me = -1;
     } else {
         start_write(module, lock, me);
     }
