@@ -49,6 +49,8 @@ struct ompi_osc_newrma_component_t {
     size_t single_op_threshold;
     unsigned int fifo_depth;
     size_t fifo_fragment_size;
+    unsigned int lock_qnodes;
+    unsigned int post_ring_slots;
     char *backing_directory;
     bool use_cma;
     bool force_remote;
@@ -68,8 +70,10 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 /* ------------------------------------------------------------------ */
 
 /* Window (access-epoch) states.  The order matters: every state at or
- * above NEWRMA_WIN_FENCE_ISSUED lets an operation through to any target
- * except PSCW (group members only) and PER_TARGET (locked targets only). */
+ * above NEWRMA_WIN_FENCE_GRANTED lets an operation through to any target;
+ * the ones below need a closer look (PER_TARGET: locked targets only,
+ * PSCW_GRANTED: group members only, FENCE_ISSUED: the fence's barrier must
+ * complete first). */
 typedef enum {
     NEWRMA_WIN_NONE = 0,
     NEWRMA_WIN_PER_TARGET,
@@ -98,6 +102,7 @@ struct osc_newrma_target_t {
     osc_newrma_lock_state_t lock_state;
     int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
     int lock_assert;             /* MPI_MODE_NOCHECK or 0 */
+    int qnode;                   /* queue node an exclusive holder keeps, or -1 */
 };
 typedef struct osc_newrma_target_t osc_newrma_target_t;
 OBJ_CLASS_DECLARATION(osc_newrma_target_t);
@@ -163,14 +168,23 @@ struct ompi_osc_newrma_module_t {
     unsigned int num_slots;
     opal_list_t *slots;                  /* target elements, rank % num_slots */
 
-    /* PSCW: the groups of the current access / exposure epochs, as sorted
-     * ranks of the window's communicator (O(group), freed at epoch end) */
+    /* fence: episodes of the node barrier this process has arrived at */
+    int64_t barrier_episode;
+
+    /* passive target: which of this process's queue nodes are in use */
+    uint64_t qnodes_busy;
+
+    /* PSCW: the start group of the current access epoch, as sorted ranks of
+     * the window's communicator (O(group), freed at epoch end); post notices
+     * taken from the ring but not matched by a start yet; completions the
+     * exposure epochs so far expect */
     int *start_ranks;
     size_t start_count;
     bool exposure_active;
-    int *post_ranks;
-    size_t post_count;
-    struct ompi_request_t **complete_reqs;
+    int *posts_seen;
+    size_t posts_seen_count;
+    size_t posts_seen_capacity;
+    int64_t completes_expected;
 
     opal_mutex_t lock;                   /* serializes epoch changes */
 };
@@ -225,7 +239,7 @@ int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module);
 int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target);
 static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int target)
 {
-    if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_ISSUED)) {
+    if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_GRANTED)) {
         module->fence_epoch_used = true;
         return OMPI_SUCCESS;
     }

@@ -108,6 +108,15 @@ static int component_register(void)
         "Largest operation (bytes, basic datatype) sent as one lock+operation+unlock packet when "
         "it is the only operation of a lock epoch",
         OPAL_INFO_LVL_5, 8192, &c->single_op_threshold);
+    register_uint("lock_qnodes",
+        "Queue nodes per process in a window's segment for its passive-target locks: one per "
+        "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
+        "without queueing (still correct, not fair) (minimum 1)",
+        OPAL_INFO_LVL_5, 4, &c->lock_qnodes);
+    register_uint("post_ring_slots",
+        "Most PSCW post notices a process's segment holds before posters wait for it to make "
+        "progress (the window uses min(this, number of ranks)) (minimum 1)",
+        OPAL_INFO_LVL_5, 64, &c->post_ring_slots);
     register_uint("fifo_depth",
         "Entries of each node-local active-message FIFO in a window's shared segment (minimum 2)",
         OPAL_INFO_LVL_5, 64, &c->fifo_depth);
@@ -149,8 +158,15 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     c->output = opal_output_open(NULL);
     opal_output_set_verbosity(c->output, c->verbose);
 
+    /* minimums: a window must always be able to make progress */
     if (0 == c->slots) {
         c->slots = 1;
+    }
+    if (0 == c->lock_qnodes) {
+        c->lock_qnodes = 1;
+    }
+    if (0 == c->post_ring_slots) {
+        c->post_ring_slots = 1;
     }
     c->cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
     c->cma_usable = c->use_cma && osc_newrma_cma_init();

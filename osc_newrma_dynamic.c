@@ -161,7 +161,7 @@ static bool regions_cover(const osc_newrma_region_t *regions, size_t count, uint
     uint64_t end = addr + len;
     size_t at = lower_bound(regions, count, addr + 1);   /* first base > addr */
 
-    if (0 == at) {
+    if (0 == at || end < addr) {
         return false;
     }
     /* walk adjacent regions: an access may span regions that touch */

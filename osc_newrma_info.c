@@ -150,11 +150,19 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
     module->acc_ordering = NEWRMA_ACC_ORDER_ALL;
     module->acc_ops = NEWRMA_ACC_OPS_SAME_OP_NO_OP;
     for (size_t i = 0 ; i < sizeof(keys) / sizeof(keys[0]) ; ++i) {
+        char saved[OPAL_MAX_INFO_KEY + 1];
         int ret = opal_infosubscribe_subscribe(subscriber, keys[i].key, keys[i].default_value,
                                                keys[i].callback);
         if (OPAL_SUCCESS != ret) {
             return ret;
         }
+        /* opal keeps the user's original string as "__IN_<key>", and
+         * MPI_Win_get_info reports that one in preference to the value in
+         * effect; drop it so get_info reports what newrma honors.  (A later
+         * MPI_Win_set_info saves it again after our callback, which a
+         * component cannot prevent in Open MPI 4.1: README, "Info keys".) */
+        snprintf(saved, sizeof(saved), "%s%s", OPAL_INFO_SAVE_PREFIX, keys[i].key);
+        (void) opal_info_delete(subscriber->s_info, saved);
     }
     return OMPI_SUCCESS;
 }

@@ -48,8 +48,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     osc_newrma_slots_fini(module);
     osc_newrma_dyn_fini(&module->dyn);
     free(module->start_ranks);
-    free(module->post_ranks);
-    free(module->complete_reqs);
+    free(module->posts_seen);
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
     }

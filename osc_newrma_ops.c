@@ -25,20 +25,41 @@
 
 /* Where a datatype's bytes are relative to a buffer, and how many. */
 typedef struct {
-    ptrdiff_t gap;        /* offset of the first byte (the true lower bound) */
+    ptrdiff_t gap;        /* offset of the first byte (may be negative) */
     size_t span;          /* distance from the first to one past the last byte */
     size_t bytes;         /* bytes of data (count x type size) */
     bool contiguous;
+    bool overflows;       /* the span does not fit an address: never in range */
 } newrma_layout_t;
 
+/* The bytes `count` elements touch: [true_lb + min(0, (count-1) x extent),
+ * true_lb + true_extent + max(0, (count-1) x extent)).  Computed with
+ * overflow checks, since a resized type may have any extent. */
 static inline void datatype_layout(struct ompi_datatype_t *dt, int count, newrma_layout_t *layout)
 {
+    ptrdiff_t lb, extent, true_lb, true_extent, stride_total, first, last;
     size_t type_size;
 
     ompi_datatype_type_size(dt, &type_size);
     layout->bytes = type_size * (size_t) count;
-    layout->span = opal_datatype_span(&dt->super, (size_t) count, &layout->gap);
     layout->contiguous = ompi_datatype_is_contiguous_memory_layout(dt, count);
+    layout->overflows = false;
+    layout->gap = 0;
+    layout->span = 0;
+    if (OPAL_UNLIKELY(0 == count || 0 == type_size)) {
+        return;
+    }
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    if (OPAL_UNLIKELY(__builtin_mul_overflow((ptrdiff_t) (count - 1), extent, &stride_total)
+                      || __builtin_add_overflow(true_lb, stride_total < 0 ? stride_total : 0, &first)
+                      || __builtin_add_overflow(true_lb, true_extent, &last)
+                      || __builtin_add_overflow(last, stride_total > 0 ? stride_total : 0, &last))) {
+        layout->overflows = true;
+        return;
+    }
+    layout->gap = first;
+    layout->span = (size_t) (last - first);
 }
 
 /* Byte offset of target data in a window of `size` bytes, or RMA_RANGE. */
@@ -52,8 +73,9 @@ static inline int window_offset(ptrdiff_t disp, int disp_unit, uint64_t size,
     if (0 == target->bytes) {
         return OMPI_SUCCESS;
     }
-    if (OPAL_UNLIKELY(*offset + target->gap < 0
-                      || (uint64_t) (*offset + target->gap) + target->span > size)) {
+    ptrdiff_t first;
+    if (OPAL_UNLIKELY(target->overflows || __builtin_add_overflow(*offset, target->gap, &first)
+                      || first < 0 || target->span > size || (uint64_t) first > size - target->span)) {
         return MPI_ERR_RMA_RANGE;
     }
     return OMPI_SUCCESS;
@@ -201,7 +223,10 @@ static inline int cma_target_addr(ompi_osc_newrma_module_t *module, int target, 
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         /* dynamic windows address by absolute address (MPI_Get_address) */
         *addr = (uint64_t) disp;
-        return osc_newrma_dyn_check_range(module, target, (uint64_t) (disp + tgt->gap), tgt->span);
+        if (OPAL_UNLIKELY(tgt->overflows)) {
+            return MPI_ERR_RMA_RANGE;
+        }
+        return osc_newrma_dyn_check_range(module, target, (uint64_t) disp + (uint64_t) tgt->gap, tgt->span);
     }
     ret = window_offset(disp, peer->disp_unit, peer->size, tgt, &offset);
     *addr = peer->base + (uint64_t) offset;

@@ -27,6 +27,7 @@
 #include "opal/util/show_help.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/shmem/base/base.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #include "osc_newrma.h"
 
@@ -69,45 +70,126 @@ static bool flavor_has_data(int flavor)
     return MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor;
 }
 
-int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, int nranks, int flavor,
-                          const osc_newrma_peer_input_t *peers, bool noncontig,
-                          size_t cacheline, size_t pagesize)
+/* Lay out one rank's block: the lines other processes write into (each on
+ * a line of its own: they have different writers), the owner's words, and
+ * the ring of post notices.  Returns the block's size. */
+static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params)
 {
-    size_t offset = 0;
+    size_t line = params->cacheline, offset = 0;
+    size_t owner_words = 0;
 
-    if (nranks <= 0 || 0 == cacheline || (cacheline & (cacheline - 1))
-        || (flavor_has_data(flavor) && NULL == peers)) {
+    layout->lock_in_rank = layout->qnodes_in_rank = SIZE_MAX;
+    layout->qnodes = 0;
+    if (!params->no_locks) {
+        layout->lock_in_rank = offset;
+        offset += align_up(sizeof(osc_newrma_lock_word_t), line);
+        layout->qnodes = params->qnodes;
+        layout->qnodes_in_rank = offset;
+        offset += (size_t) params->qnodes * align_up(sizeof(osc_newrma_qnode_t), line);
+    }
+    layout->post_tail_in_rank = offset;
+    offset += line;
+    layout->complete_in_rank = offset;
+    offset += line;
+
+    /* Words only the owner writes may share a line -- unless several threads
+     * of the owner may write them concurrently (the RFC's multi-threaded
+     * case), then each gets its own. */
+    layout->post_head_in_rank = offset;
+    owner_words = sizeof(int64_t);
+    layout->dyn_in_rank = SIZE_MAX;
+    if (MPI_WIN_FLAVOR_DYNAMIC == params->flavor) {
+        if (params->thread_multiple) {
+            offset += line;
+            owner_words = 0;
+        }
+        layout->dyn_in_rank = offset + owner_words;
+        owner_words += sizeof(osc_newrma_peer_dyn_t);
+    }
+    offset += align_up(owner_words, line);
+
+    layout->ring_slots = params->ring_slots;
+    layout->ring_in_rank = offset;
+    offset += align_up((size_t) params->ring_slots * sizeof(int32_t), line);
+    return offset;
+}
+
+int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params)
+{
+    size_t line = params->cacheline, offset = 0;
+    int nranks = params->nranks;
+
+    if (nranks <= 0 || 0 == line || (line & (line - 1)) || params->ring_slots < 1
+        || (!params->no_locks && params->qnodes < 1)
+        || (flavor_has_data(params->flavor) && NULL == params->peers)) {
         return OMPI_ERR_BAD_PARAM;
     }
     memset(layout, 0, sizeof(*layout));
-    layout->cacheline = cacheline;
+    layout->cacheline = line;
 
     layout->header_offset = offset;
-    offset += align_up(sizeof(osc_newrma_shm_header_t), cacheline);
+    offset += align_up(sizeof(osc_newrma_shm_header_t), line);
+
+    layout->global_offset = offset;
+    offset += NEWRMA_GLOBAL_LINES * line;
 
     layout->info_offset = offset;
-    offset += align_up((size_t) nranks * sizeof(osc_newrma_peer_info_t), cacheline);
+    offset += align_up((size_t) nranks * sizeof(osc_newrma_peer_info_t), line);
 
-    layout->lock_stride = align_up(sizeof(osc_newrma_peer_lock_t), cacheline);
-    layout->lock_offset = offset;
-    offset += (size_t) nranks * layout->lock_stride;
+    layout->rank_offset = offset;
+    layout->rank_stride = layout_rank_block(layout, params);
+    offset += (size_t) nranks * layout->rank_stride;
 
-    layout->dyn_offset = offset;
-    if (MPI_WIN_FLAVOR_DYNAMIC == flavor) {
-        layout->dyn_stride = align_up(sizeof(osc_newrma_peer_dyn_t), cacheline);
-        offset += (size_t) nranks * layout->dyn_stride;
+    if (flavor_has_data(params->flavor)) {
+        offset = align_up(offset, params->noncontig ? params->pagesize : line);
     }
-
-    if (flavor_has_data(flavor)) {
-        offset = align_up(offset, noncontig ? pagesize : cacheline);
-        layout->data_offset = offset;
-        offset += layout_window_data(nranks, flavor, peers, noncontig, cacheline, pagesize, NULL);
-    } else {
-        layout->data_offset = offset;
+    layout->data_offset = offset;
+    if (flavor_has_data(params->flavor)) {
+        offset += layout_window_data(nranks, params->flavor, params->peers, params->noncontig,
+                                     line, params->pagesize, NULL);
     }
-
-    layout->total_size = align_up(offset, cacheline);
+    layout->total_size = align_up(offset, line);
     return OMPI_SUCCESS;
+}
+
+static void print_region(void (*print)(void *, const char *), void *ctx, const char *name,
+                         size_t offset, size_t bytes, const char *note)
+{
+    char text[512];
+    snprintf(text, sizeof(text), "  %-22s offset %8lu  %8lu bytes  %s", name, (unsigned long) offset,
+             (unsigned long) bytes, note);
+    print(ctx, text);
+}
+
+void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
+                                 void (*print)(void *ctx, const char *line), void *ctx)
+{
+    char text[256];
+    size_t block_end = l->rank_offset + (size_t) nranks * l->rank_stride;
+
+    snprintf(text, sizeof(text), "segment of %d ranks: %lu bytes in all, cache line %lu, rank block %lu bytes",
+             nranks, (unsigned long) l->total_size, (unsigned long) l->cacheline, (unsigned long) l->rank_stride);
+    print(ctx, text);
+    print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
+                 "written once by rank 0");
+    print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
+                 "barrier arrivals | lock_all holders | exclusive lockers");
+    print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
+                 "base, size, disp unit, pid per rank; written once by rank 0");
+    print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");
+    if (SIZE_MAX != l->lock_in_rank) {
+        print_region(print, ctx, "  lock word", l->lock_in_rank, l->cacheline, "written by origins locking the rank");
+        snprintf(text, sizeof(text), "%u x 1 line, the rank's queue nodes", l->qnodes);
+        print_region(print, ctx, "  queue nodes", l->qnodes_in_rank, (size_t) l->qnodes * l->cacheline, text);
+    }
+    print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
+    print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
+    print_region(print, ctx, "  owner words", l->post_head_in_rank, l->ring_in_rank - l->post_head_in_rank,
+                 SIZE_MAX != l->dyn_in_rank ? "post head, dynamic-region directory" : "post head");
+    snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
+    print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);
+    print_region(print, ctx, "window memory", l->data_offset, l->total_size - l->data_offset,
+                 "allocate/allocate_shared windows");
 }
 
 /* Fill the read-only parts: header and every peer's info.  Done once, by the
@@ -233,6 +315,20 @@ static int shm_attach_shared(ompi_osc_newrma_module_t *module, size_t alignment)
     return ret;
 }
 
+static void print_verbose(void *ctx, const char *line)
+{
+    (void) ctx;
+    NEWRMA_VERBOSE(20, "%s", line);
+}
+
+/* PSCW post notices an origin can hold before posters wait for it to drain
+ * them: one per possible poster up to a cap, so memory stays O(n) per rank. */
+unsigned int osc_newrma_post_ring_slots(int nranks)
+{
+    unsigned int cap = mca_osc_newrma_component.post_ring_slots;
+    return (unsigned int) nranks < cap ? (unsigned int) nranks : cap;
+}
+
 int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
 {
     osc_newrma_shm_t *shm = &module->shm;
@@ -240,15 +336,26 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_pee
     size_t alignment = module->alloc_shared_noncontig ? pagesize : mca_osc_newrma_component.cacheline;
     int ret;
 
-    ret = osc_newrma_shm_layout(&shm->layout, module->size, module->flavor, peers,
-                                module->alloc_shared_noncontig,
-                                mca_osc_newrma_component.cacheline, pagesize);
+    osc_newrma_shm_params_t params = {
+        .nranks = module->size,
+        .flavor = module->flavor,
+        .peers = peers,
+        .noncontig = module->alloc_shared_noncontig,
+        .no_locks = module->no_locks,
+        .thread_multiple = ompi_mpi_thread_multiple,
+        .qnodes = mca_osc_newrma_component.lock_qnodes,
+        .ring_slots = osc_newrma_post_ring_slots(module->size),
+        .cacheline = mca_osc_newrma_component.cacheline,
+        .pagesize = pagesize,
+    };
+
+    ret = osc_newrma_shm_layout(&shm->layout, &params);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    NEWRMA_VERBOSE(20, "window segment: %d ranks, %lu bytes (data at offset %lu)",
-                   module->size, (unsigned long) shm->layout.total_size,
-                   (unsigned long) shm->layout.data_offset);
+    if (mca_osc_newrma_component.verbose >= 20 && 0 == module->rank) {
+        osc_newrma_shm_layout_print(&shm->layout, module->size, print_verbose, NULL);
+    }
 
     if (1 == module->size) {
         ret = shm_attach_private(shm, alignment);
@@ -280,14 +387,6 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
-/* ------------------------------------------------------------------ */
-/* Passive-target lock word                                            */
-/* ------------------------------------------------------------------ */
-
-/* Encoding: bit 62 = a writer holds it; low bits = number of readers. */
-#define NEWRMA_RWLOCK_WRITER ((int64_t) 1 << 62)
-#define NEWRMA_RWLOCK_READER ((int64_t) 1)
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -309,42 +408,4 @@ void osc_newrma_backoff(unsigned int *spins)
      * away, since the holder may be waiting for it (oversubscription) */
     opal_progress();
     sched_yield();
-}
-
-void osc_newrma_rwlock_acquire(osc_newrma_peer_lock_t *lock, bool exclusive)
-{
-    unsigned int spins = 0;
-
-    if (exclusive) {
-        for (;;) {
-            int64_t expected = 0;
-            if (0 == lock->lock
-                && opal_atomic_compare_exchange_strong_64(&lock->lock, &expected,
-                                                          NEWRMA_RWLOCK_WRITER)) {
-                break;
-            }
-            osc_newrma_backoff(&spins);
-        }
-    } else {
-        for (;;) {
-            int64_t prev = opal_atomic_fetch_add_64(&lock->lock, NEWRMA_RWLOCK_READER);
-            if (!(prev & NEWRMA_RWLOCK_WRITER)) {
-                break;
-            }
-            (void) opal_atomic_fetch_add_64(&lock->lock, -NEWRMA_RWLOCK_READER);
-            while (lock->lock & NEWRMA_RWLOCK_WRITER) {
-                osc_newrma_backoff(&spins);
-            }
-        }
-    }
-    /* MEM_SYNC after PROC_SYNC (design, "RMA + shared memory") */
-    opal_atomic_mb();
-}
-
-void osc_newrma_rwlock_release(osc_newrma_peer_lock_t *lock, bool exclusive)
-{
-    /* MEM_SYNC before PROC_SYNC: our accesses land before the lock is free */
-    opal_atomic_mb();
-    (void) opal_atomic_fetch_add_64(&lock->lock, exclusive ? -NEWRMA_RWLOCK_WRITER
-                                                           : -NEWRMA_RWLOCK_READER);
 }

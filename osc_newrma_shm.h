@@ -45,19 +45,39 @@ typedef struct {
     int32_t pid;                 /* for single-copy (CMA) access */
 } osc_newrma_peer_info_t;
 
-/* The hot, written-at-run-time word of a target: its passive-target lock.
- * Written by every origin that locks the target, so each gets its own line. */
+/* A target's passive-target lock: a reader/writer queue lock after
+ * Mellor-Crummey and Scott (osc_newrma_lock.c).  Written by every origin that
+ * locks the target, so it has a line of its own. */
 typedef struct {
-    volatile int64_t lock;    /* NEWRMA_RWLOCK_* encoding (osc_newrma_shm.c) */
-} osc_newrma_peer_lock_t;
+    volatile int64_t state;          /* reader count << 2 | writer active | writer interested */
+    volatile int32_t writer_tail;    /* last queued writer's qnode id + 1, 0: none */
+    volatile int32_t writer_head;    /* first queued writer's qnode id + 1 */
+    volatile int32_t reader_head;    /* waiting readers (a stack of qnode ids + 1) */
+} osc_newrma_lock_word_t;
+
+/* A queue node: an origin waits on its own node's line, and a writer keeps
+ * its node while it holds the lock (its successor links into it). */
+typedef struct {
+    volatile int32_t blocked;
+    volatile int32_t next;           /* qnode id + 1, 0: none */
+} osc_newrma_qnode_t;
 
 /* Dynamic windows: where the owner's region table is (osc_newrma_dynamic.c).
- * Written only by the owner, read by origins; one line per owner. */
+ * Written only by the owner, read by origins. */
 typedef struct {
-    volatile int64_t generation;  /* odd while the owner rewrites its table */
+    volatile int64_t generation;     /* odd while the owner rewrites its table */
     uint64_t table_addr;             /* in the owner's address space */
     uint64_t count;
 } osc_newrma_peer_dyn_t;
+
+/* Window-wide synchronization words, each on a line of its own because
+ * different processes write each of them. */
+enum {
+    NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier: arrivals so far, never reset */
+    NEWRMA_GLOBAL_LOCKALL_READERS,       /* lock_all holders on the O(1) path */
+    NEWRMA_GLOBAL_EXCLUSIVE_WANTED,      /* exclusive lock holders and waiters */
+    NEWRMA_GLOBAL_LINES
+};
 
 /* Sizes each process brings to the layout (gathered before the layout). */
 typedef struct {
@@ -67,61 +87,119 @@ typedef struct {
     int32_t pid;
 } osc_newrma_peer_input_t;
 
-/* Offsets of every region, identical in every process. */
+/* What the layout depends on; identical in every process of the window. */
+typedef struct {
+    int nranks;
+    int flavor;
+    const osc_newrma_peer_input_t *peers;   /* may be NULL without window memory */
+    bool noncontig;                  /* alloc_shared_noncontig */
+    bool no_locks;                   /* no lock words or queue nodes */
+    bool thread_multiple;            /* owner-written words on lines of their own */
+    unsigned int qnodes;             /* queue nodes per rank */
+    unsigned int ring_slots;         /* post notices per rank (PSCW) */
+    size_t cacheline;
+    size_t pagesize;
+} osc_newrma_shm_params_t;
+
+/* Offsets of every region; the same in every process. */
 typedef struct {
     size_t cacheline;
     size_t total_size;
     size_t header_offset;
-    size_t info_offset;          /* nranks x osc_newrma_peer_info_t */
-    size_t lock_offset;          /* nranks x one line */
-    size_t dyn_offset;           /* nranks x one line (dynamic flavor), else 0 bytes */
-    size_t data_offset;          /* window memory (allocate/shared flavors) */
-    size_t lock_stride;
-    size_t dyn_stride;
+    size_t global_offset;            /* NEWRMA_GLOBAL_LINES lines */
+    size_t info_offset;              /* nranks x osc_newrma_peer_info_t */
+    size_t rank_offset;              /* nranks x rank_stride */
+    size_t rank_stride;
+    /* inside a rank's block (relative to its start); SIZE_MAX if absent */
+    size_t lock_in_rank;             /* one line */
+    size_t qnodes_in_rank;           /* qnodes lines */
+    size_t post_tail_in_rank;        /* one line: written by posters */
+    size_t complete_in_rank;         /* one line: written by completing origins */
+    size_t post_head_in_rank;        /* owner-written */
+    size_t dyn_in_rank;              /* owner-written, dynamic windows only */
+    size_t ring_in_rank;             /* ring_slots x int32 */
+    unsigned int qnodes;
+    unsigned int ring_slots;
+    size_t data_offset;              /* window memory (allocate/shared flavors) */
 } osc_newrma_shm_layout_t;
 
 /* A window's mapping of its segment. */
 typedef struct {
     osc_newrma_shm_layout_t layout;
-    char *base;                  /* where this process mapped it */
-    bool is_shared;              /* false: one process, private memory */
+    char *base;                      /* where this process mapped it */
+    bool is_shared;                  /* false: one process, private memory */
     opal_shmem_ds_t ds;
 } osc_newrma_shm_t;
 
-/* Compute every region's offset and the exact total size for `nranks`
- * local processes.  `peers` may be NULL for flavors without window memory
- * in the segment.  Pure function: the same inputs give the same layout in
- * every process, which is what lets each process find things by offset. */
-int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, int nranks, int flavor,
-                          const osc_newrma_peer_input_t *peers, bool noncontig,
-                          size_t cacheline, size_t pagesize);
+/* Compute every region's offset and the exact total size.  A pure function
+ * of its parameters: the same inputs give the same layout in every process,
+ * which is what lets each process find things by offset. */
+int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
+
+/* Print a layout, one region a line (the layout tool and verbose output). */
+void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
+                                 void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Create (rank 0), map (everyone) and unlink the segment; collective over
  * the module's communicator.  Fails on every rank if it fails on any. */
 int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module,
                           const osc_newrma_peer_input_t *peers);
 void osc_newrma_shm_detach(osc_newrma_shm_t *shm);
+unsigned int osc_newrma_post_ring_slots(int nranks);
 
 static inline osc_newrma_peer_info_t *osc_newrma_shm_peer(const osc_newrma_shm_t *shm, int rank)
 {
     return (osc_newrma_peer_info_t *) (shm->base + shm->layout.info_offset) + rank;
 }
 
-static inline osc_newrma_peer_lock_t *osc_newrma_shm_lock(const osc_newrma_shm_t *shm, int rank)
+static inline char *osc_newrma_shm_rank_block(const osc_newrma_shm_t *shm, int rank)
 {
-    return (osc_newrma_peer_lock_t *) (shm->base + shm->layout.lock_offset
-                                       + (size_t) rank * shm->layout.lock_stride);
+    return shm->base + shm->layout.rank_offset + (size_t) rank * shm->layout.rank_stride;
+}
+
+static inline volatile int64_t *osc_newrma_shm_global(const osc_newrma_shm_t *shm, int which)
+{
+    return (volatile int64_t *) (shm->base + shm->layout.global_offset
+                                 + (size_t) which * shm->layout.cacheline);
+}
+
+static inline osc_newrma_lock_word_t *osc_newrma_shm_lock(const osc_newrma_shm_t *shm, int rank)
+{
+    return (osc_newrma_lock_word_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.lock_in_rank);
+}
+
+/* queue node `id` = rank * qnodes + index */
+static inline osc_newrma_qnode_t *osc_newrma_shm_qnode(const osc_newrma_shm_t *shm, int id)
+{
+    int rank = id / (int) shm->layout.qnodes, index = id % (int) shm->layout.qnodes;
+    return (osc_newrma_qnode_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.qnodes_in_rank
+                                   + (size_t) index * shm->layout.cacheline);
+}
+
+static inline volatile int64_t *osc_newrma_shm_post_tail(const osc_newrma_shm_t *shm, int rank)
+{
+    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_tail_in_rank);
+}
+
+static inline volatile int64_t *osc_newrma_shm_post_head(const osc_newrma_shm_t *shm, int rank)
+{
+    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_head_in_rank);
+}
+
+static inline volatile int64_t *osc_newrma_shm_completes(const osc_newrma_shm_t *shm, int rank)
+{
+    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.complete_in_rank);
+}
+
+static inline volatile int32_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
+{
+    return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
 }
 
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)
 {
-    return (osc_newrma_peer_dyn_t *) (shm->base + shm->layout.dyn_offset
-                                      + (size_t) rank * shm->layout.dyn_stride);
+    return (osc_newrma_peer_dyn_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.dyn_in_rank);
 }
-
-/* Passive-target reader/writer lock on a target's lock word. */
-void osc_newrma_rwlock_acquire(osc_newrma_peer_lock_t *lock, bool exclusive);
-void osc_newrma_rwlock_release(osc_newrma_peer_lock_t *lock, bool exclusive);
 
 /* Polite spinning: a short busy phase, then progress + yield, so that
  * oversubscribed runs (more ranks than cores) stay fast. */

@@ -10,21 +10,18 @@
  * Memory barriers follow the design's "RMA + shared memory" section:
  * MEM_SYNC on both sides of a fence's PROC_SYNC, before PROC_SYNC in post and
  * complete, after it in start and wait, after the lock is granted and before
- * it is released, and in every flush.
+ * it is released, and in every flush.  The PROC_SYNCs themselves go through
+ * the node segment: osc_newrma_signal.c (barrier, PSCW notices) and
+ * osc_newrma_lock.c (locks).
  */
 
 #include "ompi_config.h"
 
 #include <stdlib.h>
 
-#include "ompi/mca/pml/pml.h"
-#include "ompi/request/request.h"
-
 #include "osc_newrma.h"
-
-/* Private tags on the window's own communicator. */
-#define NEWRMA_TAG_POST     1
-#define NEWRMA_TAG_COMPLETE 2
+#include "osc_newrma_lock.h"
+#include "osc_newrma_signal.h"
 
 static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
 {
@@ -36,21 +33,23 @@ static bool in_fence_epoch(const ompi_osc_newrma_module_t *module)
     return NEWRMA_WIN_FENCE_ISSUED == module->state || NEWRMA_WIN_FENCE_GRANTED == module->state;
 }
 
+/* FENCE_ISSUED -> FENCE_GRANTED: everyone has arrived at the fence. */
+static void fence_granted(ompi_osc_newrma_module_t *module)
+{
+    if (NEWRMA_WIN_FENCE_ISSUED == module->state) {
+        osc_newrma_barrier_wait(module);
+        module->state = NEWRMA_WIN_FENCE_GRANTED;
+    }
+}
+
 /* A fence that no RMA call followed opens no real epoch: the design lets any
  * other synchronization take the window straight from there. */
 static void close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
 {
     if (in_fence_epoch(module) && !module->fence_epoch_used) {
+        fence_granted(module);
         module->state = NEWRMA_WIN_NONE;
     }
-}
-
-static int comm_barrier(ompi_osc_newrma_module_t *module)
-{
-    if (1 == module->size) {
-        return OMPI_SUCCESS;
-    }
-    return module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
 }
 
 /* ------------------------------------------------------------------ */
@@ -79,6 +78,11 @@ static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
 int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
 {
     switch (module->state) {
+    case NEWRMA_WIN_FENCE_ISSUED:
+        /* the first operation after a nonblocking fence waits for it */
+        fence_granted(module);
+        module->fence_epoch_used = true;
+        return OMPI_SUCCESS;
     case NEWRMA_WIN_PER_TARGET:
         return NULL != osc_newrma_target_find(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
     case NEWRMA_WIN_PSCW_GRANTED:
@@ -95,26 +99,28 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
 int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
 
-    if (module->state != NEWRMA_WIN_NONE && !in_fence_epoch(module)) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    if (module->exposure_active) {
+    if ((module->state != NEWRMA_WIN_NONE && !in_fence_epoch(module)) || module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
 
-    /* Every operation of this component completes before it returns, so
-     * the fence only has to order memory and synchronize processes. */
-    opal_atomic_mb();
-    ret = comm_barrier(module);
-    opal_atomic_mb();
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-
+    /* Every operation of this component completes before it returns, so a
+     * fence only orders memory and synchronizes processes: arrive at the
+     * window's node barrier (MEM_SYNC first, inside).  A fence that opens an
+     * epoch with nothing before it (NOPRECEDE) does not wait: the first
+     * operation does (FENCE_ISSUED).  A later wait covers an earlier
+     * unfinished one. */
+    osc_newrma_barrier_arrive(module);
     module->fence_epoch_used = false;
-    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
+    if (assert & MPI_MODE_NOPRECEDE) {
+        module->state = NEWRMA_WIN_FENCE_ISSUED;
+    } else {
+        osc_newrma_barrier_wait(module);   /* MEM_SYNC after, inside */
+        module->state = NEWRMA_WIN_FENCE_GRANTED;
+    }
+    if (assert & MPI_MODE_NOSUCCEED) {
+        module->state = NEWRMA_WIN_NONE;
+    }
     return OMPI_SUCCESS;
 }
 
@@ -164,33 +170,6 @@ cleanup:
     return ret;
 }
 
-/* Zero-byte messages to (or from) every rank of a list; completes them. */
-static int exchange_signals(ompi_osc_newrma_module_t *module, const int *ranks, size_t count,
-                            int tag, bool send)
-{
-    ompi_request_t **reqs;
-    int ret = OMPI_SUCCESS;
-
-    if (0 == count) {
-        return OMPI_SUCCESS;
-    }
-    reqs = malloc(sizeof(ompi_request_t *) * count);
-    if (NULL == reqs) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (size_t i = 0 ; i < count && OMPI_SUCCESS == ret ; ++i) {
-        reqs[i] = MPI_REQUEST_NULL;
-        ret = send ? MCA_PML_CALL(isend(NULL, 0, MPI_BYTE, ranks[i], tag, MCA_PML_BASE_SEND_STANDARD,
-                                        module->comm, &reqs[i]))
-                   : MCA_PML_CALL(irecv(NULL, 0, MPI_BYTE, ranks[i], tag, module->comm, &reqs[i]));
-    }
-    if (OMPI_SUCCESS == ret) {
-        ret = ompi_request_wait_all(count, reqs, MPI_STATUSES_IGNORE);
-    }
-    free(reqs);
-    return ret;
-}
-
 int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
@@ -205,15 +184,16 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
         return ret;
     }
     if (!(assert & MPI_MODE_NOCHECK)) {
-        ret = exchange_signals(module, module->start_ranks, module->start_count, NEWRMA_TAG_POST, false);
+        ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
         if (OMPI_SUCCESS != ret) {
             free(module->start_ranks);
             module->start_ranks = NULL;
             module->start_count = 0;
             return ret;
         }
+    } else {
+        opal_atomic_mb();
     }
-    opal_atomic_mb();     /* MEM_SYNC after PROC_SYNC */
     module->state = NEWRMA_WIN_PSCW_GRANTED;
     return OMPI_SUCCESS;
 }
@@ -221,115 +201,72 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
 int ompi_osc_newrma_complete(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
 
     if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
-    opal_atomic_mb();     /* MEM_SYNC before PROC_SYNC */
-    ret = exchange_signals(module, module->start_ranks, module->start_count, NEWRMA_TAG_COMPLETE, true);
+    /* operations are complete already; tell each target (MEM_SYNC inside) */
+    osc_newrma_complete_signal(module, module->start_ranks, module->start_count);
     free(module->start_ranks);
     module->start_ranks = NULL;
     module->start_count = 0;
     module->state = NEWRMA_WIN_NONE;
-    return ret;
+    return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int *origins = NULL;
+    size_t count = 0;
     int ret;
 
     if (module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = group_to_comm_ranks(module, group, &module->post_ranks, &module->post_count);
+    ret = group_to_comm_ranks(module, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    opal_atomic_mb();     /* MEM_SYNC before PROC_SYNC */
     if (!(assert & MPI_MODE_NOCHECK)) {
-        ret = exchange_signals(module, module->post_ranks, module->post_count, NEWRMA_TAG_POST, true);
-        if (OMPI_SUCCESS != ret) {
-            free(module->post_ranks);
-            module->post_ranks = NULL;
-            module->post_count = 0;
-            return ret;
-        }
+        ret = osc_newrma_post_signal(module, origins, count);
+    } else {
+        opal_atomic_mb();
     }
+    free(origins);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    module->completes_expected += (int64_t) count;
     module->exposure_active = true;
-    module->complete_reqs = NULL;
     return OMPI_SUCCESS;
-}
-
-/* The exposure epoch ends when every origin of the post group completed. */
-static int exposure_start_receiving(ompi_osc_newrma_module_t *module)
-{
-    if (NULL != module->complete_reqs || 0 == module->post_count) {
-        return OMPI_SUCCESS;
-    }
-    module->complete_reqs = malloc(sizeof(ompi_request_t *) * module->post_count);
-    if (NULL == module->complete_reqs) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    for (size_t i = 0 ; i < module->post_count ; ++i) {
-        int ret = MCA_PML_CALL(irecv(NULL, 0, MPI_BYTE, module->post_ranks[i], NEWRMA_TAG_COMPLETE,
-                                     module->comm, &module->complete_reqs[i]));
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
-static void exposure_end(ompi_osc_newrma_module_t *module)
-{
-    opal_atomic_mb();     /* MEM_SYNC after PROC_SYNC */
-    free(module->complete_reqs);
-    free(module->post_ranks);
-    module->complete_reqs = NULL;
-    module->post_ranks = NULL;
-    module->post_count = 0;
-    module->exposure_active = false;
 }
 
 int ompi_osc_newrma_wait(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
+    unsigned int spins = 0;
 
     if (!module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = exposure_start_receiving(module);
-    if (OMPI_SUCCESS == ret && module->post_count > 0) {
-        ret = ompi_request_wait_all(module->post_count, module->complete_reqs, MPI_STATUSES_IGNORE);
+    while (!osc_newrma_completions_arrived(module)) {
+        osc_newrma_backoff(&spins);
     }
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    exposure_end(module);
+    module->exposure_active = false;
     return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret, done = 1;
 
     *flag = 0;
     if (!module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = exposure_start_receiving(module);
-    if (OMPI_SUCCESS == ret && module->post_count > 0) {
-        ret = ompi_request_test_all(module->post_count, module->complete_reqs, &done, MPI_STATUSES_IGNORE);
-    }
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    if (done) {
-        exposure_end(module);
+    if (osc_newrma_completions_arrived(module)) {
+        module->exposure_active = false;
         *flag = 1;
     }
     return OMPI_SUCCESS;
@@ -362,10 +299,10 @@ int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_
     element->lock_assert = assert & MPI_MODE_NOCHECK;
     element->lock_state = NEWRMA_LOCK_ISSUED;
 
-    /* an on-node target: take the lock in the segment, no message */
+    /* an on-node target: take the lock in the segment, no message
+     * (MEM_SYNC after the grant, inside) */
     if (!element->lock_assert) {
-        osc_newrma_rwlock_acquire(osc_newrma_shm_lock(&module->shm, target),
-                                  MPI_LOCK_EXCLUSIVE == lock_type);
+        element->qnode = osc_newrma_lock_acquire(module, target, MPI_LOCK_EXCLUSIVE == lock_type);
     } else {
         opal_atomic_mb();
     }
@@ -386,8 +323,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     }
     /* operations are complete when they return; release orders them */
     if (!element->lock_assert) {
-        osc_newrma_rwlock_release(osc_newrma_shm_lock(&module->shm, target),
-                                  MPI_LOCK_EXCLUSIVE == element->lock_type);
+        osc_newrma_lock_release(module, target, MPI_LOCK_EXCLUSIVE == element->lock_type, element->qnode);
     } else {
         opal_atomic_mb();
     }
@@ -415,9 +351,7 @@ int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
     }
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
     if (!module->lock_all_assert) {
-        for (int rank = 0 ; rank < module->size ; ++rank) {
-            osc_newrma_rwlock_acquire(osc_newrma_shm_lock(&module->shm, rank), false);
-        }
+        osc_newrma_lock_all_acquire(module);
     } else {
         opal_atomic_mb();
     }
@@ -433,9 +367,7 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
         return MPI_ERR_RMA_SYNC;
     }
     if (!module->lock_all_assert) {
-        for (int rank = 0 ; rank < module->size ; ++rank) {
-            osc_newrma_rwlock_release(osc_newrma_shm_lock(&module->shm, rank), false);
-        }
+        osc_newrma_lock_all_release(module);
     } else {
         opal_atomic_mb();
     }

@@ -18,6 +18,7 @@ static void target_construct(osc_newrma_target_t *target)
     target->lock_state = NEWRMA_LOCK_CALLED;
     target->lock_type = 0;
     target->lock_assert = 0;
+    target->qnode = -1;
 }
 
 OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);

@@ -15,6 +15,7 @@ fi
 if [ ! -f "$obj/Makefile" ] || [ "$top/configure" -nt "$obj/Makefile" ] \
    || ! grep -q "^prefix = $prefix\$" "$obj/Makefile"; then
     (cd "$obj" && "$top/configure" --prefix="$prefix" "$@")
+    make -C "$obj" clean   # new flags: rebuild every object
 fi
 make -C "$obj" -j2
 make -C "$obj" install

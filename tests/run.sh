@@ -7,7 +7,8 @@
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
 #
 # A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
-# process counts; "newrma-test: only-newrma" marks a test of newrma-specific
+# process counts; "links-component" compiles it against the component's own
+# headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
 # behaviour (error classes for work not done yet, windows other components
 # refuse), which is skipped, and counted as skipped, with another component.
 # A run passes when mpirun exits 0 and the output has "No Errors".
@@ -61,7 +62,15 @@ passed=0; failed=0; skipped=0
 for name in "${names[@]}"; do
     src=$top/tests/$name.c
     if [ ! "$bindir/$name" -nt "$src" ] || [ "$top/tests/common.h" -nt "$bindir/$name" ]; then
-        if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" -lpthread > "$log/$name.compile.log" 2>&1; then
+        internals=()
+        if grep -q 'newrma-test:.*links-component' "$src"; then
+            # a test of the component's own functions: its headers and library
+            internals=(-I"$top" -I"$top/shim" "$prefix/lib/openmpi/mca_osc_newrma.so"
+                       -Wl,-rpath,"$prefix/lib/openmpi")
+            for d in $(mpicc --showme:incdirs); do internals+=(-isystem "$d"); done
+        fi
+        if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" "${internals[@]}" -lpthread \
+                > "$log/$name.compile.log" 2>&1; then
             cat "$log/$name.compile.log"
             printf 'FAIL %-28s (does not compile)\n' "$name"; failed=$((failed + 1)); continue
         fi

@@ -1,0 +1,318 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: passive-target locks in the node segment
+ * (passive-target-rw-locks-slides.txt).
+ *
+ * Each target has a reader/writer queue lock after Mellor-Crummey and Scott:
+ *   - writers queue in FIFO order (an MCS queue of queue nodes) and each
+ *     waits on its own node's cache line;
+ *   - writer preference: a reader enters only while no writer is active or
+ *     waiting; otherwise it steps back and waits on its own node in a stack
+ *     of waiting readers, which the last writer to leave wakes;
+ *   - the target never takes part: origins do every step with atomics.
+ *
+ * State word: reader count << 2 | WRITER_ACTIVE | WRITER_WAITING.  The
+ * grant of a waiting writer is one CAS from exactly WRITER_WAITING to
+ * WRITER_ACTIVE, tried by whoever makes the state become WRITER_WAITING (the
+ * writer itself, the last reader to leave, the writer that leaves), so
+ * exactly one of them hands the lock over and no wake-up is lost.
+ *
+ * lock_all is O(1): a window-wide count of lock_all holders, checked
+ * against a window-wide count of exclusive lockers (a Dekker-style pair of
+ * fetch-and-adds with a full barrier between); an exclusive locker waits
+ * for the lock_all holders to leave, a lock_all caller for the exclusive
+ * lockers.  See docs/architecture.md.
+ */
+
+#include "ompi_config.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_lock.h"
+
+#define WRITER_WAITING ((int64_t) 1)
+#define WRITER_ACTIVE  ((int64_t) 2)
+#define WRITER_FLAGS   (WRITER_WAITING | WRITER_ACTIVE)
+#define READER         ((int64_t) 4)
+
+/* ------------------------------------------------------------------ */
+/* queue nodes: this process's own, by index                           */
+/* ------------------------------------------------------------------ */
+
+static int qnode_take(ompi_osc_newrma_module_t *module)
+{
+    for (unsigned int i = 0 ; i < module->shm.layout.qnodes ; ++i) {
+        if (!(module->qnodes_busy & ((uint64_t) 1 << i))) {
+            module->qnodes_busy |= (uint64_t) 1 << i;
+            return module->rank * (int) module->shm.layout.qnodes + (int) i;
+        }
+    }
+    return -1;
+}
+
+static void qnode_give(ompi_osc_newrma_module_t *module, int id)
+{
+    module->qnodes_busy &= ~((uint64_t) 1 << (id % (int) module->shm.layout.qnodes));
+}
+
+static osc_newrma_qnode_t *qnode(ompi_osc_newrma_module_t *module, int id)
+{
+    return osc_newrma_shm_qnode(&module->shm, id);
+}
+
+static void wait_unblocked(osc_newrma_qnode_t *node)
+{
+    unsigned int spins = 0;
+    while (node->blocked) {
+        osc_newrma_backoff(&spins);
+    }
+    opal_atomic_mb();
+}
+
+/* ------------------------------------------------------------------ */
+/* the reader/writer queue lock                                        */
+/* ------------------------------------------------------------------ */
+
+static void try_grant_writer(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    int64_t expected = WRITER_WAITING;
+
+    if (opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
+        opal_atomic_mb();
+        qnode(module, lock->writer_head - 1)->blocked = 0;
+    }
+}
+
+/* After a change that left the state `now`: if that is exactly "a writer
+ * waits, nobody holds", hand the lock over (one CAS decides who does). */
+static inline void grant_if_writer_waits(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock,
+                                         int64_t now)
+{
+    if (OPAL_UNLIKELY(WRITER_WAITING == now)) {
+        try_grant_writer(module, lock);
+    }
+}
+
+/* Wake every waiting reader; each retries from the start. */
+static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    int32_t head = opal_atomic_swap_32(&lock->reader_head, 0);
+
+    while (0 != head) {
+        osc_newrma_qnode_t *node = qnode(module, head - 1);
+        head = node->next;          /* read before the reader may reuse its node */
+        opal_atomic_mb();
+        node->blocked = 0;
+    }
+}
+
+/* Take the lock in one CAS if it is entirely free (no holder, nobody
+ * queued): the uncontended case, and the way in for a writer without a free
+ * queue node (more exclusive locks held at once than osc_newrma_lock_qnodes).
+ * It never overtakes a queued writer, since it needs an empty queue. */
+static bool try_write_unqueued(osc_newrma_lock_word_t *lock)
+{
+    int64_t expected = 0;
+
+    if (0 == lock->writer_tail && 0 == lock->state
+        && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
+        opal_atomic_mb();
+        return true;
+    }
+    return false;
+}
+
+static void start_write_unqueued(osc_newrma_lock_word_t *lock)
+{
+    unsigned int spins = 0;
+
+    while (!try_write_unqueued(lock)) {
+        osc_newrma_backoff(&spins);
+    }
+}
+
+/* Drop WRITER_ACTIVE when no queued writer takes over: grant a writer that
+ * started waiting meanwhile, wake the readers that wait.  (A reader that
+ * pushes itself after we looked sees the flag gone and wakes itself.) */
+static void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE) - WRITER_ACTIVE);
+    if (0 != lock->reader_head) {
+        wake_readers(module, lock);
+    }
+}
+
+static void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    opal_atomic_mb();
+    release_writer_flag(module, lock);
+}
+
+static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+{
+    osc_newrma_qnode_t *node = qnode(module, me);
+    int32_t pred;
+
+    node->blocked = 1;
+    node->next = 0;
+    opal_atomic_mb();
+    pred = opal_atomic_swap_32(&lock->writer_tail, me + 1);
+    if (0 == pred) {
+        /* first in the writer queue: announce, then whoever sees the lock
+         * free of readers and writers hands it over (maybe ourselves) */
+        lock->writer_head = me + 1;
+        opal_atomic_mb();
+        grant_if_writer_waits(module, lock, opal_atomic_fetch_or_64(&lock->state, WRITER_WAITING) | WRITER_WAITING);
+    } else {
+        qnode(module, pred - 1)->next = me + 1;
+    }
+    wait_unblocked(node);
+}
+
+static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+{
+    osc_newrma_qnode_t *node = qnode(module, me);
+    int32_t next, expected = me + 1;
+    unsigned int spins = 0;
+
+    opal_atomic_mb();
+    if (0 == node->next && opal_atomic_compare_exchange_strong_32(&lock->writer_tail, &expected, 0)) {
+        /* no writer behind us: the lock goes back to whoever comes */
+        release_writer_flag(module, lock);
+        return;
+    }
+    while (0 == (next = node->next)) {   /* a writer is linking in behind us */
+        osc_newrma_backoff(&spins);
+    }
+    /* hand over directly: the lock stays WRITER_ACTIVE, readers keep waiting */
+    lock->writer_head = next;
+    opal_atomic_mb();
+    qnode(module, next - 1)->blocked = 0;
+}
+
+static void end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    opal_atomic_mb();
+    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -READER) - READER);
+}
+
+/* Shared acquisition.  `me` is a queue node to wait on, or -1 (then spin). */
+static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+{
+    unsigned int spins = 0;
+
+    for (;;) {
+        if (!(opal_atomic_fetch_add_64(&lock->state, READER) & WRITER_FLAGS)) {
+            opal_atomic_mb();
+            return;
+        }
+        /* a writer is active or waiting: step back (writer preference) */
+        end_read(module, lock);
+        if (me < 0) {
+            osc_newrma_backoff(&spins);
+            continue;
+        }
+        osc_newrma_qnode_t *node = qnode(module, me);
+        int32_t head;
+        node->blocked = 1;
+        do {
+            head = lock->reader_head;
+            node->next = head;
+        } while (!opal_atomic_compare_exchange_strong_32(&lock->reader_head, &head, me + 1));
+        opal_atomic_mb();
+        /* the writer may have left before we were on the stack */
+        if (!(lock->state & WRITER_FLAGS)) {
+            wake_readers(module, lock);
+        }
+        wait_unblocked(node);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* MPI_Win_lock / unlock on one target                                 */
+/* ------------------------------------------------------------------ */
+
+static void exclusive_wanted_add(ompi_osc_newrma_module_t *module, int64_t delta)
+{
+    (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), delta);
+}
+
+int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool exclusive)
+{
+    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
+    int me = qnode_take(module);
+
+    if (!exclusive) {
+        start_read(module, lock, me);
+        if (me >= 0) {
+            qnode_give(module, me);   /* readers need no node while they hold */
+        }
+        return -1;
+    }
+    /* keep O(1) lock_all holders out, and wait for those already in */
+    exclusive_wanted_add(module, 1);
+    opal_atomic_mb();
+    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    unsigned int spins = 0;
+    while (0 != *lockall) {
+        osc_newrma_backoff(&spins);
+    }
+    if (me < 0) {
+        start_write_unqueued(lock);
+    } else if (try_write_unqueued(lock)) {
+        qnode_give(module, me);     /* uncontended: no queue, no node kept */
+        me = -1;
+    } else {
+        start_write(module, lock, me);
+    }
+    return me;
+}
+
+void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool exclusive, int qnode_id)
+{
+    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
+
+    if (!exclusive) {
+        end_read(module, lock);
+        return;
+    }
+    if (qnode_id < 0) {
+        end_write_unqueued(module, lock);
+    } else {
+        end_write(module, lock, qnode_id);
+        qnode_give(module, qnode_id);
+    }
+    exclusive_wanted_add(module, -1);
+}
+
+/* ------------------------------------------------------------------ */
+/* MPI_Win_lock_all / unlock_all                                       */
+/* ------------------------------------------------------------------ */
+
+/* lock_all never holds some locks while waiting for others (that could
+ * deadlock against a process holding several exclusive locks): it enters in
+ * one step when no exclusive lock is held or wanted, and otherwise waits
+ * outside until there is none (writer preference). */
+void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
+{
+    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    volatile int64_t *wanted = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
+    unsigned int spins = 0;
+
+    for (;;) {
+        (void) opal_atomic_fetch_add_64(lockall, 1);
+        opal_atomic_mb();
+        if (0 == *wanted) {
+            return;
+        }
+        (void) opal_atomic_fetch_add_64(lockall, -1);
+        while (0 != *wanted) {
+            osc_newrma_backoff(&spins);
+        }
+    }
+}
+
+void osc_newrma_lock_all_release(ompi_osc_newrma_module_t *module)
+{
+    opal_atomic_mb();
+    (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
+}

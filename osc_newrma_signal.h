@@ -1,0 +1,26 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: barrier and PSCW signals through the node segment
+ * (osc_newrma_signal.c).
+ */
+
+#ifndef OSC_NEWRMA_SIGNAL_H
+#define OSC_NEWRMA_SIGNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ompi_osc_newrma_module_t;
+
+/* split-phase node barrier of the window */
+void osc_newrma_barrier_arrive(struct ompi_osc_newrma_module_t *module);
+bool osc_newrma_barrier_done(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_barrier_wait(struct ompi_osc_newrma_module_t *module);
+
+/* PSCW (groups as sorted ranks of the window) */
+int osc_newrma_post_signal(struct ompi_osc_newrma_module_t *module, const int *origins, size_t count);
+int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
+void osc_newrma_complete_signal(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
+bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * The node segment's layout (osc_newrma_shm_layout), checked for every rank
+ * count from 1 to 64 and every flavor / option combination:
+ *   - every region lies inside the segment, regions do not overlap;
+ *   - every region starts on a cache line; window memory of noncontiguous
+ *     shared windows on a page;
+ *   - every run-time-written word that has a different writer (lock word,
+ *     each queue node, post tail, completion counter, window-wide sync words)
+ *     has a cache line of its own;
+ *   - the total is exact: the sum of the regions, rounded to a line, and
+ *     grows O(n) per rank (the rank block does not depend on n beyond the
+ *     capped post ring);
+ *   - no_locks removes the lock line and queue nodes.
+ * With arguments it prints the layout for those rank counts instead:
+ *   segment_layout print N [N...]
+ *
+ * newrma-test: only-newrma links-component np=1
+ */
+#include "ompi_config.h"
+#include "ompi/constants.h"
+#include "osc_newrma_shm.h"
+
+#include "common.h"
+
+#define LINE 64
+#define PAGE 4096
+
+static int check_disjoint_lines(size_t *starts, int count, const char *what, int n)
+{
+    int bad = 0;
+    for (int i = 0; i < count; ++i)
+        for (int j = i + 1; j < count; ++j)
+            if (starts[i] / LINE == starts[j] / LINE) {
+                CHECK(0, "n=%d: %s: words %d and %d share a cache line", n, what, i, j);
+                bad++;
+            }
+    return bad;
+}
+
+static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool mt)
+{
+    osc_newrma_peer_input_t *peers = calloc((size_t) n, sizeof(*peers));
+    osc_newrma_shm_layout_t l;
+    size_t data = 0;
+    for (int i = 0; i < n; ++i) {
+        peers[i].size = (uint64_t) (i * 37 % 5) * 1000 + 8;
+        data = (MPI_WIN_FLAVOR_ALLOCATE == flavor) ? ((data + LINE - 1) / LINE * LINE)
+             : noncontig ? ((data + PAGE - 1) / PAGE * PAGE) : data;
+        data += peers[i].size;
+    }
+    unsigned int ring = n < 64 ? (unsigned) n : 64;
+    osc_newrma_shm_params_t p = { .nranks = n, .flavor = flavor, .peers = peers, .noncontig = noncontig,
+                                  .no_locks = no_locks, .thread_multiple = mt, .qnodes = 4,
+                                  .ring_slots = ring, .cacheline = LINE, .pagesize = PAGE };
+    int ret = osc_newrma_shm_layout(&l, &p);
+    CHECK(OMPI_SUCCESS == ret, "n=%d flavor %d: layout failed", n, flavor);
+    if (OMPI_SUCCESS != ret) { free(peers); return; }
+
+    /* alignment and order of the top-level regions */
+    size_t tops[] = { l.header_offset, l.global_offset, l.info_offset, l.rank_offset, l.data_offset };
+    for (int i = 0; i < 5; ++i) {
+        CHECK(tops[i] % LINE == 0, "n=%d: region %d at %zu not line aligned", n, i, tops[i]);
+        if (i) CHECK(tops[i] >= tops[i - 1], "n=%d: region %d before region %d", n, i, i - 1);
+    }
+    CHECK(l.info_offset - l.global_offset == NEWRMA_GLOBAL_LINES * LINE, "n=%d: global lines", n);
+    CHECK(l.rank_offset - l.info_offset >= (size_t) n * sizeof(osc_newrma_peer_info_t), "n=%d: info too small", n);
+    CHECK(l.rank_offset - l.info_offset < (size_t) n * sizeof(osc_newrma_peer_info_t) + LINE, "n=%d: info not exact", n);
+    CHECK(l.rank_stride % LINE == 0, "n=%d: rank block %zu not whole lines", n, l.rank_stride);
+
+    /* inside a rank block: remotely written words on lines of their own */
+    size_t words[8]; int count = 0;
+    if (!no_locks) {
+        CHECK(l.lock_in_rank != SIZE_MAX && l.qnodes == 4, "n=%d: lock region missing", n);
+        words[count++] = l.lock_in_rank;
+        for (unsigned q = 0; q < l.qnodes; ++q) words[count++] = l.qnodes_in_rank + q * LINE;
+    } else {
+        CHECK(l.lock_in_rank == SIZE_MAX && l.qnodes == 0, "n=%d: no_locks still has lock lines", n);
+    }
+    words[count++] = l.post_tail_in_rank;
+    words[count++] = l.complete_in_rank;
+    words[count++] = l.post_head_in_rank;
+    check_disjoint_lines(words, count, "rank block", n);
+    if (MPI_WIN_FLAVOR_DYNAMIC == flavor) {
+        CHECK(l.dyn_in_rank != SIZE_MAX, "n=%d: dynamic directory missing", n);
+        if (mt) CHECK(l.dyn_in_rank / LINE != l.post_head_in_rank / LINE,
+                      "n=%d: thread-multiple owner words share a line", n);
+        else CHECK(l.dyn_in_rank / LINE == l.post_head_in_rank / LINE,
+                   "n=%d: single-threaded owner words should share a line", n);
+    }
+    CHECK(l.ring_in_rank + ring * sizeof(int32_t) <= l.rank_stride, "n=%d: ring outside block", n);
+    CHECK(l.rank_stride - (l.ring_in_rank + ring * sizeof(int32_t)) < LINE, "n=%d: rank block not exact", n);
+
+    /* window memory and the exact total */
+    bool has_data = MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor;
+    size_t blocks_end = l.rank_offset + (size_t) n * l.rank_stride;
+    if (has_data && noncontig) CHECK(l.data_offset % PAGE == 0, "n=%d: noncontig data not page aligned", n);
+    if (!has_data) CHECK(l.data_offset == blocks_end, "n=%d: data region without window memory", n);
+    size_t expect = has_data ? l.data_offset + data : blocks_end;
+    expect = (expect + LINE - 1) / LINE * LINE;
+    CHECK(l.total_size == expect, "n=%d flavor %d: total %zu, expected exactly %zu", n, flavor, l.total_size, expect);
+    free(peers);
+}
+
+static void print_line(void *ctx, const char *line) { (void) ctx; printf("%s\n", line); }
+
+int main(int argc, char **argv)
+{
+    test_init(&argc, &argv);
+    if (argc > 2 && 0 == strcmp(argv[1], "print")) {
+        for (int a = 2; a < argc; ++a) {
+            int n = atoi(argv[a]);
+            osc_newrma_peer_input_t *peers = calloc((size_t) n, sizeof(*peers));
+            for (int i = 0; i < n; ++i) peers[i].size = 4096;
+            osc_newrma_shm_params_t p = { .nranks = n, .flavor = MPI_WIN_FLAVOR_ALLOCATE, .peers = peers,
+                                          .qnodes = 4, .ring_slots = n < 64 ? (unsigned) n : 64,
+                                          .cacheline = LINE, .pagesize = PAGE };
+            osc_newrma_shm_layout_t l;
+            if (OMPI_SUCCESS == osc_newrma_shm_layout(&l, &p)) {
+                printf("MPI_Win_allocate, %d local ranks, 4096 bytes each:\n", n);
+                osc_newrma_shm_layout_print(&l, n, print_line, NULL);
+                printf("  control bytes per rank: %zu\n\n", (l.data_offset) / (size_t) n);
+            }
+            free(peers);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    int flavors[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_DYNAMIC };
+    for (int n = 1; n <= 64; ++n)
+        for (int f = 0; f < 4; ++f)
+            for (int opt = 0; opt < 8; ++opt)
+                check_layout(n, flavors[f], opt & 1, opt & 2, opt & 4);
+
+    /* O(n) per rank: the control part per rank is the same at 64 and 640
+     * ranks (the post ring is capped) */
+    osc_newrma_shm_params_t p = { .nranks = 64, .flavor = MPI_WIN_FLAVOR_CREATE, .qnodes = 4, .ring_slots = 64,
+                                  .cacheline = LINE, .pagesize = PAGE };
+    osc_newrma_shm_layout_t a, b;
+    osc_newrma_shm_layout(&a, &p);
+    p.nranks = 640;
+    osc_newrma_shm_layout(&b, &p);
+    CHECK(a.rank_stride == b.rank_stride, "rank block grows with n: %zu vs %zu", a.rank_stride, b.rank_stride);
+    return test_finalize("segment_layout");
+}
