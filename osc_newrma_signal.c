@@ -59,6 +59,8 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
 /* PSCW: post notices                                                  */
 /* ------------------------------------------------------------------ */
 
+static int ring_drain(ompi_osc_newrma_module_t *module);
+
 static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
 {
     const osc_newrma_shm_t *shm = &module->shm;
@@ -67,8 +69,12 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
     volatile int64_t *head = osc_newrma_shm_post_head(shm, origin);
     unsigned int spins = 0;
 
-    /* a full ring waits for the origin to take notices (back-pressure) */
+    /* A full ring waits for the origin to take notices (back-pressure).
+     * Meanwhile we take our own: ranks that all post to each other before
+     * starting (all-to-all PSCW with rings smaller than the group) would
+     * otherwise wait for each other forever. */
     while (ticket - *head >= slots) {
+        (void) ring_drain(module);
         osc_newrma_backoff(&spins);
     }
     opal_atomic_mb();

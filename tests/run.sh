@@ -5,6 +5,11 @@
 #   tests/run.sh --osc rdma           the same tests against another component
 #                                     (checks the tests themselves)
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
+#   tests/run.sh --mode minimum       one mode only (default: every mode)
+#
+# Modes (newrma only): "default" and "minimum" (every slot array, queue-node
+# and ring size at its minimum MCA value: slower, must never deadlock).
+# Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
 # process counts; "links-component" compiles it against the component's own
@@ -20,15 +25,28 @@ nps="1 2 3 4"
 timeout_s=${NEWRMA_TEST_TIMEOUT:-180}
 extra_mca=()
 selected=()
+modes=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --osc) osc=$2; shift 2 ;;
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --mode) modes+=("$2"); shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done
+
+if [ ${#modes[@]} -eq 0 ]; then
+    [ "$osc" = newrma ] && modes=(default minimum) || modes=(default)
+fi
+mode_args() {
+    case "$1" in
+        default) ;;
+        minimum) echo "--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1" ;;
+        *) echo "unknown mode $1" >&2; exit 2 ;;
+    esac
+}
 
 build=$top/build
 prefix=$build/install
@@ -91,21 +109,24 @@ for name in "${names[@]}"; do
         for n in $test_nps; do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
         continue
     fi
+    for mode in "${modes[@]}"; do
     for n in $test_nps; do
-        out=$log/$name.np$n.$osc.log
+        out=$log/$name.np$n.$osc.$mode.log
         start=$(date +%s.%N)
-        timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" "${extra_mca[@]}" \
-            "$bindir/$name" > "$out" 2>&1
+        # shellcheck disable=SC2046
+        timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
+            "${extra_mca[@]}" "$bindir/$name" > "$out" 2>&1
         rc=$?
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
         if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then
-            printf 'PASS %-28s np=%s  %5ss\n' "$name" "$n" "$secs"; passed=$((passed + 1))
+            printf 'PASS %-24s %-8s np=%s  %5ss\n' "$name" "$mode" "$n" "$secs"; passed=$((passed + 1))
         else
             [ $rc -eq 124 ] && why="timed out after ${timeout_s}s" || why="exit $rc"
-            printf 'FAIL %-28s np=%s  %5ss  (%s; log: %s)\n' "$name" "$n" "$secs" "$why" "$out"
+            printf 'FAIL %-24s %-8s np=%s  %5ss  (%s; log: %s)\n' "$name" "$mode" "$n" "$secs" "$why" "$out"
             sed 's/^/    | /' "$out" | head -25
             failed=$((failed + 1))
         fi
+    done
     done
 done
 leftover=$(ls /dev/shm 2>/dev/null | grep -c '^osc_newrma' || true)
