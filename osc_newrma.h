@@ -51,6 +51,8 @@ struct ompi_osc_newrma_component_t {
     size_t fifo_fragment_size;
     unsigned int lock_qnodes;
     unsigned int post_ring_slots;
+    unsigned int acc_stripes;
+    size_t acc_granularity;
     char *backing_directory;
     bool use_cma;
     bool force_remote;
@@ -158,6 +160,7 @@ struct ompi_osc_newrma_module_t {
     bool same_disp_unit;
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
+    size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
     osc_newrma_acc_ops_t acc_ops;
 
     /* epoch state machine (osc_newrma_sync.c) */

@@ -117,6 +117,15 @@ static int component_register(void)
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
         OPAL_INFO_LVL_5, 64, &c->post_ring_slots);
+    register_uint("accumulate_stripes",
+        "Accumulate locks per process in a window's segment: accumulates that cannot be single CPU "
+        "atomics lock the stripes covering their bytes ((offset / granularity) mod stripes), so "
+        "accumulates to different parts of a window proceed in parallel (minimum 1)",
+        OPAL_INFO_LVL_5, 8, &c->acc_stripes);
+    register_size("accumulate_granularity",
+        "Default bytes covered by one accumulate lock stripe; a window's info key "
+        "mpi_accumulate_granularity overrides it (minimum 1)",
+        OPAL_INFO_LVL_5, 256, &c->acc_granularity);
     register_uint("fifo_depth",
         "Entries of each node-local active-message FIFO in a window's shared segment (minimum 2)",
         OPAL_INFO_LVL_5, 64, &c->fifo_depth);
@@ -167,6 +176,12 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (0 == c->post_ring_slots) {
         c->post_ring_slots = 1;
+    }
+    if (0 == c->acc_stripes) {
+        c->acc_stripes = 1;
+    }
+    if (0 == c->acc_granularity) {
+        c->acc_granularity = 1;
     }
     c->cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
     c->cma_usable = c->use_cma && osc_newrma_cma_init();

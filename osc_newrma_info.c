@@ -13,6 +13,8 @@
 
 #include "ompi_config.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/util/info.h"
@@ -82,6 +84,26 @@ static char *set_accumulate_ops(opal_infosubscriber_t *obj, char *key, char *val
     return NEWRMA_ACC_OPS_SAME_OP == module->acc_ops ? "same_op" : "same_op_no_op";
 }
 
+/* mpi_accumulate_granularity (MPI 4.1): bytes one accumulate lock stripe
+ * covers.  Fixed at creation: every process must map offsets to stripes the
+ * same way (creation agrees on one value, osc_newrma_module.c). */
+static char *set_accumulate_granularity(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    static char text[32];
+    ompi_osc_newrma_module_t *module = module_of(obj);
+    char *end = NULL;
+    unsigned long long parsed = NULL != value ? strtoull(value, &end, 10) : 0;
+    (void) key;
+    if (!module->created) {
+        module->acc_granularity = mca_osc_newrma_component.acc_granularity;
+        if (NULL != value && end != value && '\0' == *end && parsed > 0 && '-' != value[0]) {
+            module->acc_granularity = (size_t) parsed;
+        }
+    }
+    snprintf(text, sizeof(text), "%lu", (unsigned long) module->acc_granularity);
+    return text;
+}
+
 /* Canonical spelling of every accumulate_ordering bit set. */
 static char *const ordering_names[16] = {
     "none", "rar", "raw", "rar,raw", "war", "rar,war", "raw,war", "rar,raw,war",
@@ -142,6 +164,7 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
         { "same_size", "false", set_same_size },
         { "same_disp_unit", "false", set_same_disp_unit },
         { "alloc_shared_noncontig", "false", set_alloc_shared_noncontig },
+        { "mpi_accumulate_granularity", "", set_accumulate_granularity },
     };
     opal_infosubscriber_t *subscriber = &module->win->super;
 

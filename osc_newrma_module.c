@@ -158,6 +158,12 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
+    /* every process must map offsets to accumulate stripes alike */
+    ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, &module->acc_granularity, 1, MPI_UNSIGNED_LONG,
+                                               MPI_MAX, module->comm, module->comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
     ret = osc_newrma_slots_init(module);
     if (OMPI_SUCCESS != ret) {
         goto error;

@@ -91,6 +91,9 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
     offset += line;
     layout->complete_in_rank = offset;
     offset += line;
+    layout->acc_stripes = params->acc_stripes;
+    layout->acc_in_rank = offset;
+    offset += (size_t) params->acc_stripes * line;
 
     /* Words only the owner writes may share a line -- unless several threads
      * of the owner may write them concurrently (the RFC's multi-threaded
@@ -119,7 +122,7 @@ int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_
     size_t line = params->cacheline, offset = 0;
     int nranks = params->nranks;
 
-    if (nranks <= 0 || 0 == line || (line & (line - 1)) || params->ring_slots < 1
+    if (nranks <= 0 || 0 == line || (line & (line - 1)) || params->ring_slots < 1 || params->acc_stripes < 1
         || (!params->no_locks && params->qnodes < 1)
         || (flavor_has_data(params->flavor) && NULL == params->peers)) {
         return OMPI_ERR_BAD_PARAM;
@@ -184,6 +187,8 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     }
     print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
     print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
+    snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
+    print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
     print_region(print, ctx, "  owner words", l->post_head_in_rank, l->ring_in_rank - l->post_head_in_rank,
                  SIZE_MAX != l->dyn_in_rank ? "post head, dynamic-region directory" : "post head");
     snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
@@ -345,6 +350,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_pee
         .thread_multiple = ompi_mpi_thread_multiple,
         .qnodes = mca_osc_newrma_component.lock_qnodes,
         .ring_slots = osc_newrma_post_ring_slots(module->size),
+        .acc_stripes = mca_osc_newrma_component.acc_stripes,
         .cacheline = mca_osc_newrma_component.cacheline,
         .pagesize = pagesize,
     };

@@ -97,6 +97,7 @@ typedef struct {
     bool thread_multiple;            /* owner-written words on lines of their own */
     unsigned int qnodes;             /* queue nodes per rank */
     unsigned int ring_slots;         /* post notices per rank (PSCW) */
+    unsigned int acc_stripes;        /* accumulate locks per rank */
     size_t cacheline;
     size_t pagesize;
 } osc_newrma_shm_params_t;
@@ -118,6 +119,8 @@ typedef struct {
     size_t post_head_in_rank;        /* owner-written */
     size_t dyn_in_rank;              /* owner-written, dynamic windows only */
     size_t ring_in_rank;             /* ring_slots x int32 */
+    size_t acc_in_rank;              /* acc_stripes lines: accumulate locks */
+    unsigned int acc_stripes;
     unsigned int qnodes;
     unsigned int ring_slots;
     size_t data_offset;              /* window memory (allocate/shared flavors) */
@@ -194,6 +197,13 @@ static inline volatile int64_t *osc_newrma_shm_completes(const osc_newrma_shm_t 
 static inline volatile int32_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
 {
     return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
+}
+
+/* accumulate lock `stripe` of `rank` (a spin lock word on a line of its own) */
+static inline volatile int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *shm, int rank, unsigned int stripe)
+{
+    return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.acc_in_rank
+                                 + (size_t) stripe * shm->layout.cacheline);
 }
 
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)

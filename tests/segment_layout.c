@@ -51,7 +51,7 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     unsigned int ring = n < 64 ? (unsigned) n : 64;
     osc_newrma_shm_params_t p = { .nranks = n, .flavor = flavor, .peers = peers, .noncontig = noncontig,
                                   .no_locks = no_locks, .thread_multiple = mt, .qnodes = 4,
-                                  .ring_slots = ring, .cacheline = LINE, .pagesize = PAGE };
+                                  .ring_slots = ring, .acc_stripes = 8, .cacheline = LINE, .pagesize = PAGE };
     int ret = osc_newrma_shm_layout(&l, &p);
     CHECK(OMPI_SUCCESS == ret, "n=%d flavor %d: layout failed", n, flavor);
     if (OMPI_SUCCESS != ret) { free(peers); return; }
@@ -68,7 +68,7 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     CHECK(l.rank_stride % LINE == 0, "n=%d: rank block %zu not whole lines", n, l.rank_stride);
 
     /* inside a rank block: remotely written words on lines of their own */
-    size_t words[8]; int count = 0;
+    size_t words[32]; int count = 0;
     if (!no_locks) {
         CHECK(l.lock_in_rank != SIZE_MAX && l.qnodes == 4, "n=%d: lock region missing", n);
         words[count++] = l.lock_in_rank;
@@ -78,6 +78,8 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     }
     words[count++] = l.post_tail_in_rank;
     words[count++] = l.complete_in_rank;
+    CHECK(l.acc_stripes == 8, "n=%d: accumulate stripes", n);
+    for (unsigned a = 0; a < l.acc_stripes; ++a) words[count++] = l.acc_in_rank + a * LINE;
     words[count++] = l.post_head_in_rank;
     check_disjoint_lines(words, count, "rank block", n);
     if (MPI_WIN_FLAVOR_DYNAMIC == flavor) {
@@ -112,7 +114,7 @@ int main(int argc, char **argv)
             osc_newrma_peer_input_t *peers = calloc((size_t) n, sizeof(*peers));
             for (int i = 0; i < n; ++i) peers[i].size = 4096;
             osc_newrma_shm_params_t p = { .nranks = n, .flavor = MPI_WIN_FLAVOR_ALLOCATE, .peers = peers,
-                                          .qnodes = 4, .ring_slots = n < 64 ? (unsigned) n : 64,
+                                          .qnodes = 4, .ring_slots = n < 64 ? (unsigned) n : 64, .acc_stripes = 8,
                                           .cacheline = LINE, .pagesize = PAGE };
             osc_newrma_shm_layout_t l;
             if (OMPI_SUCCESS == osc_newrma_shm_layout(&l, &p)) {
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
 
     /* O(n) per rank: the control part per rank is the same at 64 and 640
      * ranks (the post ring is capped) */
-    osc_newrma_shm_params_t p = { .nranks = 64, .flavor = MPI_WIN_FLAVOR_CREATE, .qnodes = 4, .ring_slots = 64,
+    osc_newrma_shm_params_t p = { .nranks = 64, .flavor = MPI_WIN_FLAVOR_CREATE, .qnodes = 4, .ring_slots = 64, .acc_stripes = 8,
                                   .cacheline = LINE, .pagesize = PAGE };
     osc_newrma_shm_layout_t a, b;
     osc_newrma_shm_layout(&a, &p);

@@ -1,0 +1,525 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the accumulate family -- MPI_Accumulate, MPI_Get_accumulate,
+ * MPI_Fetch_and_op, MPI_Compare_and_swap -- for both function tables.
+ *
+ * Atomicity (MPI: accumulates to the same location with the same basic
+ * datatype are atomic per element with respect to each other):
+ *
+ *  - direct table (window memory mapped here): an element of 4 or 8 bytes
+ *    at an aligned address is updated with one CPU atomic: fetch-and-add
+ *    for integer sums, swap for MPI_REPLACE, a load for MPI_NO_OP, and a
+ *    compare-and-swap loop around Open MPI's own reduction function for
+ *    every other op (so MAXLOC on MPI_2INT, PROD on doubles, ... are atomic
+ *    too).  Every process takes this path for such an element, so they are
+ *    atomic with respect to each other without any lock;
+ *  - anything else (other sizes, unaligned elements, and every element of a
+ *    create/dynamic window, whose memory is reached by single-copy syscalls)
+ *    is read, combined and written under the target's accumulate locks.  The
+ *    locks are striped by offset (osc_newrma_accumulate_stripes stripes of
+ *    mpi_accumulate_granularity bytes), taken in ascending order, so
+ *    accumulates to different parts of a window run in parallel.
+ *
+ * A location is always reached the same way by every process (the choice
+ * depends only on the window, the element size and the address), which is
+ * what makes the two mechanisms safe side by side.  Operations complete
+ * before they return, in program order, so any accumulate_ordering holds.
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/datatype/opal_convertor.h"
+#include "ompi/mca/osc/base/osc_base_obj_convert.h"
+#include "ompi/op/op.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_acc.h"
+#include "osc_newrma_cma.h"
+#include "osc_newrma_datatype.h"
+
+/* ------------------------------------------------------------------ */
+/* accumulate locks                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+    int rank;
+    unsigned int first, count;   /* stripes first .. first+count-1 (mod stripes) */
+} acc_locks_t;
+
+static void stripe_lock(volatile int32_t *word)
+{
+    unsigned int spins = 0;
+    for (;;) {
+        int32_t expected = 0;
+        if (0 == *word && opal_atomic_compare_exchange_strong_32(word, &expected, 1)) {
+            break;
+        }
+        osc_newrma_backoff(&spins);
+    }
+    opal_atomic_mb();
+}
+
+/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s window,
+ * in ascending stripe order (no deadlock between two ranges). */
+static void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset, size_t span)
+{
+    unsigned int stripes = module->shm.layout.acc_stripes;
+    uint64_t granularity = module->acc_granularity;
+    uint64_t first = offset / granularity, last = (offset + (span ? span - 1 : 0)) / granularity;
+
+    locks->rank = rank;
+    if (last - first + 1 >= stripes) {
+        locks->first = 0;
+        locks->count = stripes;
+    } else {
+        locks->first = (unsigned int) (first % stripes);
+        locks->count = (unsigned int) (last - first + 1);
+    }
+    /* ascending stripe index, whatever the wrap-around */
+    for (unsigned int s = 0 ; s < stripes ; ++s) {
+        if ((s - locks->first + stripes) % stripes < locks->count) {
+            stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
+        }
+    }
+}
+
+static void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
+{
+    unsigned int stripes = module->shm.layout.acc_stripes;
+
+    opal_atomic_mb();
+    for (unsigned int s = 0 ; s < stripes ; ++s) {
+        if ((s - locks->first + stripes) % stripes < locks->count) {
+            *osc_newrma_shm_acc_lock(&module->shm, locks->rank, s) = 0;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* one element, atomically                                             */
+/* ------------------------------------------------------------------ */
+
+static bool is_integer(struct ompi_datatype_t *dt)
+{
+    return OMPI_DATATYPE_FLAG_DATA_INT == (dt->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE);
+}
+
+/* Can the element at `addr` be updated with a CPU atomic? */
+static inline bool atomic_element(const void *addr, size_t size)
+{
+    return (4 == size || 8 == size) && 0 == ((uintptr_t) addr & (size - 1));
+}
+
+/* *target = *origin op *target, returning the old value in *old (if not NULL). */
+static void atomic_apply(void *target, const void *origin, void *old, size_t size,
+                         struct ompi_datatype_t *dt, struct ompi_op_t *op)
+{
+    if (8 == size) {
+        volatile int64_t *t = target;
+        int64_t prev, next;
+        if (&ompi_mpi_op_no_op.op == op) {
+            prev = *t;
+        } else if (&ompi_mpi_op_replace.op == op) {
+            memcpy(&next, origin, 8);
+            prev = opal_atomic_swap_64(t, next);
+        } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {
+            memcpy(&next, origin, 8);
+            prev = opal_atomic_fetch_add_64(t, next);
+        } else {
+            prev = *t;
+            do {
+                next = prev;
+                ompi_op_reduce(op, (void *) origin, &next, 1, dt);
+            } while (!opal_atomic_compare_exchange_strong_64(t, &prev, next));
+        }
+        if (old) {
+            memcpy(old, &prev, 8);
+        }
+    } else {
+        volatile int32_t *t = target;
+        int32_t prev, next;
+        if (&ompi_mpi_op_no_op.op == op) {
+            prev = *t;
+        } else if (&ompi_mpi_op_replace.op == op) {
+            memcpy(&next, origin, 4);
+            prev = opal_atomic_swap_32(t, next);
+        } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {
+            memcpy(&next, origin, 4);
+            prev = opal_atomic_fetch_add_32(t, next);
+        } else {
+            prev = *t;
+            do {
+                next = prev;
+                ompi_op_reduce(op, (void *) origin, &next, 1, dt);
+            } while (!opal_atomic_compare_exchange_strong_32(t, &prev, next));
+        }
+        if (old) {
+            memcpy(old, &prev, 4);
+        }
+    }
+}
+
+/* Under the accumulate locks: combine `count` elements in place. */
+static void locked_apply(void *target, const void *origin, void *old, size_t count, size_t size,
+                         struct ompi_datatype_t *dt, struct ompi_op_t *op)
+{
+    if (old) {
+        memcpy(old, target, count * size);
+    }
+    if (&ompi_mpi_op_no_op.op != op) {
+        ompi_op_reduce(op, (void *) origin, target, count, dt);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the generic accumulate                                              */
+/* ------------------------------------------------------------------ */
+
+/* One accumulate, described once for both paths. */
+typedef struct {
+    ompi_osc_newrma_module_t *module;
+    int target;
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *basic;       /* the target's predefined element type */
+    size_t esize;
+    const char *origin;                  /* packed origin elements (NULL for NO_OP) */
+    char *old;                           /* where old target elements go, or NULL */
+    uint64_t taddr;                      /* target buffer (local pointer or remote address) */
+    uint64_t window_offset;              /* of the first target byte, for the stripes */
+    int tcount;
+    struct ompi_datatype_t *tdt;
+    osc_newrma_layout_t tl;
+} acc_t;
+
+/* Direct path: walk the target's contiguous runs in the mapped segment. */
+static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
+{
+    bool need_lock = false;
+    acc_locks_t locks;
+    size_t done = 0;
+
+    for (size_t r = 0 ; r < nruns && !need_lock ; ++r) {
+        need_lock = !atomic_element(runs[r].iov_base, a->esize);
+    }
+    if (need_lock) {
+        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    }
+    for (size_t r = 0 ; r < nruns ; ++r) {
+        char *t = runs[r].iov_base;
+        size_t n = runs[r].iov_len / a->esize;
+        const char *o = a->origin ? a->origin + done * a->esize : NULL;
+        char *old = a->old ? a->old + done * a->esize : NULL;
+        if (need_lock) {
+            locked_apply(t, o, old, n, a->esize, a->basic, a->op);
+        } else {
+            for (size_t i = 0 ; i < n ; ++i) {
+                atomic_apply(t + i * a->esize, o ? o + i * a->esize : NULL, old ? old + i * a->esize : NULL,
+                             a->esize, a->basic, a->op);
+            }
+        }
+        done += n;
+    }
+    if (need_lock) {
+        acc_unlock(a->module, &locks);
+    } else {
+        opal_atomic_mb();
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Single-copy path: under the locks, read the target's bytes, combine
+ * them here, write them back.  To self the memory is local: same locks. */
+static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
+{
+    pid_t pid = osc_newrma_shm_peer(&a->module->shm, a->target)->pid;
+    bool self = a->target == a->module->rank;
+    char *buffer = NULL;
+    struct iovec local, *remote = NULL;
+    acc_locks_t locks;
+    int ret = OMPI_SUCCESS;
+
+    if (self) {
+        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+        size_t done = 0;
+        for (size_t r = 0 ; r < nruns ; ++r) {
+            size_t n = runs[r].iov_len / a->esize;
+            locked_apply(runs[r].iov_base, a->origin ? a->origin + done * a->esize : NULL,
+                         a->old ? a->old + done * a->esize : NULL, n, a->esize, a->basic, a->op);
+            done += n;
+        }
+        acc_unlock(a->module, &locks);
+        return OMPI_SUCCESS;
+    }
+    buffer = malloc(a->tl.bytes);
+    remote = malloc(nruns * sizeof(struct iovec));
+    if (NULL == buffer || NULL == remote) {
+        free(buffer);
+        free(remote);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    local.iov_base = buffer;
+    local.iov_len = a->tl.bytes;
+    memcpy(remote, runs, nruns * sizeof(struct iovec));
+    ret = osc_newrma_cma_transfer(pid, &local, 1, remote, nruns, false);
+    if (OMPI_SUCCESS == ret) {
+        locked_apply(buffer, a->origin, a->old, a->tl.bytes / a->esize, a->esize, a->basic, a->op);
+        if (&ompi_mpi_op_no_op.op != a->op) {
+            local.iov_base = buffer;
+            local.iov_len = a->tl.bytes;
+            memcpy(remote, runs, nruns * sizeof(struct iovec));
+            ret = osc_newrma_cma_transfer(pid, &local, 1, remote, nruns, true);
+        }
+    }
+    acc_unlock(a->module, &locks);
+    free(buffer);
+    free(remote);
+    return ret;
+}
+
+/* Pack the origin's elements contiguously (or point at them if they are). */
+static int pack_origin(const void *addr, int count, struct ompi_datatype_t *dt, const osc_newrma_layout_t *l,
+                       const char **packed, char **owned)
+{
+    opal_convertor_t convertor;
+    struct iovec iov;
+    uint32_t iov_count = 1;
+    size_t max = l->bytes;
+
+    *owned = NULL;
+    if (l->contiguous) {
+        *packed = (const char *) addr + l->gap;
+        return OMPI_SUCCESS;
+    }
+    *owned = malloc(l->bytes ? l->bytes : 1);
+    if (NULL == *owned) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    OBJ_CONSTRUCT(&convertor, opal_convertor_t);
+    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, (size_t) count, addr, 0,
+                                             &convertor);
+    iov.iov_base = *owned;
+    iov.iov_len = l->bytes;
+    opal_convertor_pack(&convertor, &iov, &iov_count, &max);
+    OBJ_DESTRUCT(&convertor);
+    *packed = *owned;
+    return OMPI_SUCCESS;
+}
+
+int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                              struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                              struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                              int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    bool no_op = &ompi_mpi_op_no_op.op == op;
+    osc_newrma_layout_t ol = { 0 }, rl;
+    struct iovec single, *runs = NULL;
+    size_t nruns = 0;
+    char *packed_origin = NULL, *old = NULL;
+    uint32_t prim_count;
+    acc_t a = { .module = module, .target = target, .op = op, .tcount = target_count, .tdt = target_dt };
+    int ret = osc_newrma_epoch_access(module, target);
+
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
+    if (0 == a.tl.bytes) {
+        return OMPI_SUCCESS;
+    }
+    ret = ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count);
+    if (OMPI_SUCCESS != ret) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(a.basic, &a.esize);
+    if (!no_op) {
+        osc_newrma_datatype_layout(origin_dt, origin_count, &ol);
+        if (ol.bytes != a.tl.bytes) {
+            return MPI_ERR_TYPE;
+        }
+    }
+    if (NULL != result_addr) {
+        osc_newrma_datatype_layout(result_dt, result_count, &rl);
+        if (rl.bytes != a.tl.bytes) {
+            return MPI_ERR_TYPE;
+        }
+    }
+    /* the target buffer, range checked */
+    if (NEWRMA_PATH_DIRECT == module->path) {
+        char *local;
+        ret = osc_newrma_direct_target_addr(module, target, target_disp, &a.tl, &local);
+        a.taddr = (uint64_t) (uintptr_t) local;
+        a.window_offset = (uint64_t) (local - (module->shm.base + osc_newrma_shm_peer(&module->shm, target)->data_offset))
+                          + (uint64_t) a.tl.gap;
+    } else {
+        ret = osc_newrma_cma_target_addr(module, target, target_disp, &a.tl, &a.taddr);
+        a.window_offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor
+            ? a.taddr + (uint64_t) a.tl.gap
+            : a.taddr + (uint64_t) a.tl.gap - osc_newrma_shm_peer(&module->shm, target)->base;
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+
+    if (!no_op) {
+        ret = pack_origin(origin_addr, origin_count, origin_dt, &ol, &a.origin, &packed_origin);
+    }
+    if (OMPI_SUCCESS == ret && NULL != result_addr) {
+        /* old values land contiguously, then go out in the result's layout */
+        old = malloc(a.tl.bytes);
+        a.old = old;
+        ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_datatype_iovecs(target_dt, target_count, (void *) (uintptr_t) a.taddr, &a.tl, &single,
+                                         &runs, &nruns);
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = NEWRMA_PATH_DIRECT == module->path ? acc_direct(&a, runs, nruns) : acc_cma(&a, runs, nruns);
+    }
+    if (OMPI_SUCCESS == ret && NULL != result_addr) {
+        ret = ompi_datatype_sndrcv(old, (int32_t) (a.tl.bytes / a.esize), a.basic, result_addr, result_count,
+                                   result_dt);
+    }
+    if (runs != &single) {
+        free(runs);
+    }
+    free(packed_origin);
+    free(old);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* compare-and-swap                                                    */
+/* ------------------------------------------------------------------ */
+
+/* MPI allows compare-and-swap on integer, logical, byte (and
+ * multi-language) types: exactly those valid for MPI_BOR or MPI_LAND. */
+static bool cas_type_ok(struct ompi_datatype_t *dt)
+{
+    char *msg = NULL;
+    bool ok = ompi_op_is_valid(&ompi_mpi_op_bor.op, dt, &msg, "MPI_Compare_and_swap");
+    free(msg);
+    msg = NULL;
+    ok = ok || ompi_op_is_valid(&ompi_mpi_op_land.op, dt, &msg, "MPI_Compare_and_swap");
+    free(msg);
+    return ok;
+}
+
+int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                                struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
+                                struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_layout_t tl;
+    size_t size;
+    int ret = osc_newrma_epoch_access(module, target);
+
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    if (!ompi_datatype_is_predefined(dt) || !cas_type_ok(dt)) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(dt, &size);
+    osc_newrma_datatype_layout(dt, 1, &tl);
+
+    if (NEWRMA_PATH_DIRECT == module->path) {
+        char *t;
+        ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        if (OPAL_LIKELY(atomic_element(t, size))) {
+            /* one CPU compare-and-swap */
+            if (8 == size) {
+                int64_t expected, desired;
+                memcpy(&expected, compare_addr, 8);
+                memcpy(&desired, origin_addr, 8);
+                (void) opal_atomic_compare_exchange_strong_64((volatile int64_t *) t, &expected, desired);
+                memcpy(result_addr, &expected, 8);
+            } else {
+                int32_t expected, desired;
+                memcpy(&expected, compare_addr, 4);
+                memcpy(&desired, origin_addr, 4);
+                (void) opal_atomic_compare_exchange_strong_32((volatile int32_t *) t, &expected, desired);
+                memcpy(result_addr, &expected, 4);
+            }
+            opal_atomic_mb();
+            return OMPI_SUCCESS;
+        }
+        acc_locks_t locks;
+        acc_lock(module, &locks, target, (uint64_t) (t - (module->shm.base + osc_newrma_shm_peer(&module->shm, target)->data_offset)), size);
+        memcpy(result_addr, t, size);
+        if (0 == memcmp(t, compare_addr, size)) {
+            memcpy(t, origin_addr, size);
+        }
+        acc_unlock(module, &locks);
+        return OMPI_SUCCESS;
+    }
+
+    /* single-copy path: read, compare and maybe write under the locks */
+    uint64_t taddr;
+    ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    uint64_t offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor
+        ? taddr : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
+    pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
+    bool self = target == module->rank;
+    acc_locks_t locks;
+    acc_lock(module, &locks, target, offset, size);
+    if (self) {
+        memcpy(result_addr, (void *) (uintptr_t) taddr, size);
+    } else {
+        ret = osc_newrma_cma_copy(pid, result_addr, taddr, size, false);
+    }
+    if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
+        if (self) {
+            memcpy((void *) (uintptr_t) taddr, origin_addr, size);
+        } else {
+            ret = osc_newrma_cma_copy(pid, (void *) origin_addr, taddr, size, true);
+        }
+    }
+    acc_unlock(module, &locks);
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* entry points                                                        */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                          int target, ptrdiff_t target_disp, int target_count,
+                          struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
+{
+    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, NULL, 0, NULL, target,
+                                     target_disp, target_count, target_dt, op);
+}
+
+int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                              void *result_addr, int result_count, struct ompi_datatype_t *result_dt,
+                              int target, ptrdiff_t target_disp, int target_count,
+                              struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
+{
+    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, result_addr, result_count,
+                                     result_dt, target, target_disp, target_count, target_dt, op);
+}
+
+int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
+                            int target, ptrdiff_t target_disp, struct ompi_op_t *op, struct ompi_win_t *win)
+{
+    char *msg = NULL;
+
+    /* Open MPI's MPI layer checks the op only for (get_)accumulate */
+    if (!ompi_op_is_intrinsic(op) || !ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op")) {
+        free(msg);
+        return MPI_ERR_OP;
+    }
+    return osc_newrma_accumulate_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
+}

@@ -1,0 +1,34 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the accumulate family (osc_newrma_acc.c), for both tables.
+ */
+
+#ifndef OSC_NEWRMA_ACC_H
+#define OSC_NEWRMA_ACC_H
+
+#include <stddef.h>
+
+struct ompi_win_t;
+struct ompi_datatype_t;
+struct ompi_op_t;
+
+int osc_newrma_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                          int target, ptrdiff_t target_disp, int target_count,
+                          struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win);
+int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                              void *result_addr, int result_count, struct ompi_datatype_t *result_dt,
+                              int target, ptrdiff_t target_disp, int target_count,
+                              struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win);
+int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
+                            int target, ptrdiff_t target_disp, struct ompi_op_t *op, struct ompi_win_t *win);
+int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                                struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
+                                struct ompi_win_t *win);
+
+/* accumulate or get_accumulate (result_addr NULL: no result) */
+int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                              struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                              struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                              int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op);
+
+#endif

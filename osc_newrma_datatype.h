@@ -1,0 +1,132 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: where an operation's bytes are.  Datatype layouts (with
+ * overflow-safe spans), the target range check, target addresses for each
+ * path, scatter lists from Open MPI's datatype engine, and local copies.
+ * Shared by put/get (osc_newrma_ops.c) and the accumulate family
+ * (osc_newrma_acc.c).
+ */
+
+#ifndef OSC_NEWRMA_DATATYPE_H
+#define OSC_NEWRMA_DATATYPE_H
+
+#include "ompi_config.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+
+#include "osc_newrma.h"
+
+/* Where a datatype's bytes are relative to a buffer, and how many. */
+typedef struct {
+    ptrdiff_t gap;        /* offset of the first byte (may be negative) */
+    size_t span;          /* distance from the first to one past the last byte */
+    size_t bytes;         /* bytes of data (count x type size) */
+    bool contiguous;
+    bool overflows;       /* the span does not fit an address: never in range */
+} osc_newrma_layout_t;
+
+/* The bytes `count` elements touch: [true_lb + min(0, (count-1) x extent),
+ * true_lb + true_extent + max(0, (count-1) x extent)).  Computed with
+ * overflow checks, since a resized type may have any extent. */
+static inline void osc_newrma_datatype_layout(struct ompi_datatype_t *dt, int count, osc_newrma_layout_t *layout)
+{
+    ptrdiff_t lb, extent, true_lb, true_extent, stride_total, first, last;
+    size_t type_size;
+
+    ompi_datatype_type_size(dt, &type_size);
+    layout->bytes = type_size * (size_t) count;
+    layout->contiguous = ompi_datatype_is_contiguous_memory_layout(dt, count);
+    layout->overflows = false;
+    layout->gap = 0;
+    layout->span = 0;
+    if (OPAL_UNLIKELY(0 == count || 0 == type_size)) {
+        return;
+    }
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    ompi_datatype_get_true_extent(dt, &true_lb, &true_extent);
+    if (OPAL_UNLIKELY(__builtin_mul_overflow((ptrdiff_t) (count - 1), extent, &stride_total)
+                      || __builtin_add_overflow(true_lb, stride_total < 0 ? stride_total : 0, &first)
+                      || __builtin_add_overflow(true_lb, true_extent, &last)
+                      || __builtin_add_overflow(last, stride_total > 0 ? stride_total : 0, &last))) {
+        layout->overflows = true;
+        return;
+    }
+    layout->gap = first;
+    layout->span = (size_t) (last - first);
+}
+
+/* Byte offset of target data in a window of `size` bytes, or RMA_RANGE. */
+static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64_t size,
+                                const osc_newrma_layout_t *target, ptrdiff_t *offset)
+{
+    if (OPAL_UNLIKELY(disp < 0 || (disp_unit > 0 && disp > PTRDIFF_MAX / disp_unit))) {
+        return MPI_ERR_RMA_RANGE;
+    }
+    *offset = disp * disp_unit;
+    if (0 == target->bytes) {
+        return OMPI_SUCCESS;
+    }
+    ptrdiff_t first;
+    if (OPAL_UNLIKELY(target->overflows || __builtin_add_overflow(*offset, target->gap, &first)
+                      || first < 0 || target->span > size || (uint64_t) first > size - target->span)) {
+        return MPI_ERR_RMA_RANGE;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Copy within this address space, any datatypes. */
+static inline int osc_newrma_local_copy(void *dst, int dst_count, struct ompi_datatype_t *dst_dt, const osc_newrma_layout_t *dl,
+                             const void *src, int src_count, struct ompi_datatype_t *src_dt, const osc_newrma_layout_t *sl)
+{
+    if (OPAL_LIKELY(dl->contiguous && sl->contiguous)) {
+        memcpy((char *) dst + dl->gap, (const char *) src + sl->gap, sl->bytes);
+        return OMPI_SUCCESS;
+    }
+    return ompi_datatype_sndrcv(src, src_count, src_dt, dst, dst_count, dst_dt);
+}
+
+/* Local address of the target buffer in the segment. */
+static inline int osc_newrma_direct_target_addr(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
+                                     const osc_newrma_layout_t *tgt, char **addr)
+{
+    const osc_newrma_peer_info_t *peer = osc_newrma_shm_peer(&module->shm, target);
+    ptrdiff_t offset = 0;
+    int ret = osc_newrma_window_offset(disp, peer->disp_unit, peer->size, tgt, &offset);
+
+    *addr = module->shm.base + peer->data_offset + offset;
+    return ret;
+}
+
+/* Target buffer address in the target's address space, range checked. */
+static inline int osc_newrma_cma_target_addr(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
+                                  const osc_newrma_layout_t *tgt, uint64_t *addr)
+{
+    const osc_newrma_peer_info_t *peer = osc_newrma_shm_peer(&module->shm, target);
+    ptrdiff_t offset = 0;
+    int ret;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
+        /* dynamic windows address by absolute address (MPI_Get_address) */
+        *addr = (uint64_t) disp;
+        if (OPAL_UNLIKELY(tgt->overflows)) {
+            return MPI_ERR_RMA_RANGE;
+        }
+        return osc_newrma_dyn_check_range(module, target, (uint64_t) disp + (uint64_t) tgt->gap, tgt->span);
+    }
+    ret = osc_newrma_window_offset(disp, peer->disp_unit, peer->size, tgt, &offset);
+    *addr = peer->base + (uint64_t) offset;
+    return ret;
+}
+
+/* A datatype's bytes as a scatter list (contiguous runs, in order).  The
+ * address need not be mapped here: the convertor only computes addresses.
+ * Contiguous layouts use `single`; otherwise *iov is allocated (free it). */
+int osc_newrma_datatype_iovecs(struct ompi_datatype_t *dt, int count, const void *addr,
+                               const osc_newrma_layout_t *layout, struct iovec *single,
+                               struct iovec **iov, size_t *n);
+
+#endif /* OSC_NEWRMA_DATATYPE_H */
