@@ -113,52 +113,43 @@ static inline bool atomic_element(const void *addr, size_t size)
     return (4 == size || 8 == size) && 0 == ((uintptr_t) addr & (size - 1));
 }
 
-/* *target = *origin op *target, returning the old value in *old (if not NULL). */
-static void atomic_apply(void *target, const void *origin, void *old, size_t size,
-                         struct ompi_datatype_t *dt, struct ompi_op_t *op)
+/* *target = *origin op *target on one element of BITS bits, returning the
+ * old value in *old (if not NULL). */
+#define NEWRMA_DEFINE_ATOMIC_APPLY(BITS)                                                  \
+static void atomic_apply_##BITS(volatile int##BITS##_t *t, const void *origin, void *old,  \
+                                struct ompi_datatype_t *dt, struct ompi_op_t *op)          \
+{                                                                                          \
+    int##BITS##_t prev, next;                                                              \
+    if (&ompi_mpi_op_no_op.op == op) {                                                     \
+        prev = *t;                                                                         \
+    } else if (&ompi_mpi_op_replace.op == op) {                                            \
+        memcpy(&next, origin, sizeof(next));                                               \
+        prev = opal_atomic_swap_##BITS(t, next);                                           \
+    } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {                              \
+        memcpy(&next, origin, sizeof(next));                                               \
+        prev = opal_atomic_fetch_add_##BITS(t, next);                                      \
+    } else {                                                                               \
+        prev = *t;                                                                         \
+        do {                                                                               \
+            next = prev;                                                                   \
+            ompi_op_reduce(op, (void *) origin, &next, 1, dt);                             \
+        } while (!opal_atomic_compare_exchange_strong_##BITS(t, &prev, next));             \
+    }                                                                                      \
+    if (old) {                                                                             \
+        memcpy(old, &prev, sizeof(prev));                                                  \
+    }                                                                                      \
+}
+
+NEWRMA_DEFINE_ATOMIC_APPLY(32)
+NEWRMA_DEFINE_ATOMIC_APPLY(64)
+
+static inline void atomic_apply(void *target, const void *origin, void *old, size_t size,
+                                struct ompi_datatype_t *dt, struct ompi_op_t *op)
 {
     if (8 == size) {
-        volatile int64_t *t = target;
-        int64_t prev, next;
-        if (&ompi_mpi_op_no_op.op == op) {
-            prev = *t;
-        } else if (&ompi_mpi_op_replace.op == op) {
-            memcpy(&next, origin, 8);
-            prev = opal_atomic_swap_64(t, next);
-        } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {
-            memcpy(&next, origin, 8);
-            prev = opal_atomic_fetch_add_64(t, next);
-        } else {
-            prev = *t;
-            do {
-                next = prev;
-                ompi_op_reduce(op, (void *) origin, &next, 1, dt);
-            } while (!opal_atomic_compare_exchange_strong_64(t, &prev, next));
-        }
-        if (old) {
-            memcpy(old, &prev, 8);
-        }
+        atomic_apply_64(target, origin, old, dt, op);
     } else {
-        volatile int32_t *t = target;
-        int32_t prev, next;
-        if (&ompi_mpi_op_no_op.op == op) {
-            prev = *t;
-        } else if (&ompi_mpi_op_replace.op == op) {
-            memcpy(&next, origin, 4);
-            prev = opal_atomic_swap_32(t, next);
-        } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {
-            memcpy(&next, origin, 4);
-            prev = opal_atomic_fetch_add_32(t, next);
-        } else {
-            prev = *t;
-            do {
-                next = prev;
-                ompi_op_reduce(op, (void *) origin, &next, 1, dt);
-            } while (!opal_atomic_compare_exchange_strong_32(t, &prev, next));
-        }
-        if (old) {
-            memcpy(old, &prev, 4);
-        }
+        atomic_apply_32(target, origin, old, dt, op);
     }
 }
 

@@ -46,9 +46,10 @@ static inline int op_check(ompi_osc_newrma_module_t *module, int target,
 /* direct table                                                        */
 /* ------------------------------------------------------------------ */
 
-static int direct_put(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
-                      int target, ptrdiff_t target_disp, int target_count,
-                      struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+/* Put (write) or get (!write) through the mapped segment. */
+static inline int direct_move(struct ompi_win_t *win, bool write, void *origin_addr, int origin_count,
+                              struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                              int target_count, struct ompi_datatype_t *target_dt)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_layout_t ol, tl;
@@ -61,25 +62,24 @@ static int direct_put(const void *origin_addr, int origin_count, struct ompi_dat
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret || 0 == tl.bytes)) {
         return ret;
     }
-    return osc_newrma_local_copy(taddr, target_count, target_dt, &tl, origin_addr, origin_count, origin_dt, &ol);
+    return write ? osc_newrma_local_copy(taddr, target_count, target_dt, &tl, origin_addr, origin_count, origin_dt, &ol)
+                 : osc_newrma_local_copy(origin_addr, origin_count, origin_dt, &ol, taddr, target_count, target_dt, &tl);
+}
+
+static int direct_put(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                      int target, ptrdiff_t target_disp, int target_count,
+                      struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+{
+    return direct_move(win, true, (void *) origin_addr, origin_count, origin_dt, target, target_disp,
+                       target_count, target_dt);
 }
 
 static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
                       int target, ptrdiff_t target_disp, int target_count,
                       struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_layout_t ol, tl;
-    char *taddr;
-    int ret = op_check(module, target, origin_dt, origin_count, &ol, target_dt, target_count, &tl);
-
-    if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
-        ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &taddr);
-    }
-    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret || 0 == tl.bytes)) {
-        return ret;
-    }
-    return osc_newrma_local_copy(origin_addr, origin_count, origin_dt, &ol, taddr, target_count, target_dt, &tl);
+    return direct_move(win, false, origin_addr, origin_count, origin_dt, target, target_disp,
+                       target_count, target_dt);
 }
 
 /* ------------------------------------------------------------------ */
@@ -122,9 +122,10 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
     return ret;
 }
 
-static int cma_put(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
-                   int target, ptrdiff_t target_disp, int target_count,
-                   struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+/* Put (write) or get (!write) through single-copy syscalls. */
+static int cma_op(struct ompi_win_t *win, bool write, void *origin_addr, int origin_count,
+                  struct ompi_datatype_t *origin_dt, int target, ptrdiff_t target_disp,
+                  int target_count, struct ompi_datatype_t *target_dt)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_layout_t ol, tl;
@@ -137,27 +138,24 @@ static int cma_put(const void *origin_addr, int origin_count, struct ompi_dataty
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret || 0 == tl.bytes)) {
         return ret;
     }
-    return cma_move(module, target, true, (void *) origin_addr, origin_count, origin_dt, &ol,
+    return cma_move(module, target, write, origin_addr, origin_count, origin_dt, &ol,
                     taddr, target_count, target_dt, &tl);
+}
+
+static int cma_put(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+                   int target, ptrdiff_t target_disp, int target_count,
+                   struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
+{
+    return cma_op(win, true, (void *) origin_addr, origin_count, origin_dt, target, target_disp,
+                  target_count, target_dt);
 }
 
 static int cma_get(void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
                    int target, ptrdiff_t target_disp, int target_count,
                    struct ompi_datatype_t *target_dt, struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_layout_t ol, tl;
-    uint64_t taddr;
-    int ret = op_check(module, target, origin_dt, origin_count, &ol, target_dt, target_count, &tl);
-
-    if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
-    }
-    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret || 0 == tl.bytes)) {
-        return ret;
-    }
-    return cma_move(module, target, false, origin_addr, origin_count, origin_dt, &ol,
-                    taddr, target_count, target_dt, &tl);
+    return cma_op(win, false, origin_addr, origin_count, origin_dt, target, target_disp,
+                  target_count, target_dt);
 }
 
 /* ------------------------------------------------------------------ */

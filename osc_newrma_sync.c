@@ -170,6 +170,13 @@ cleanup:
     return ret;
 }
 
+static void start_group_clear(ompi_osc_newrma_module_t *module)
+{
+    free(module->start_ranks);
+    module->start_ranks = NULL;
+    module->start_count = 0;
+}
+
 int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
@@ -186,9 +193,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     if (!(assert & MPI_MODE_NOCHECK)) {
         ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
         if (OMPI_SUCCESS != ret) {
-            free(module->start_ranks);
-            module->start_ranks = NULL;
-            module->start_count = 0;
+            start_group_clear(module);
             return ret;
         }
     } else {
@@ -207,9 +212,7 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     }
     /* operations are complete already; tell each target (MEM_SYNC inside) */
     osc_newrma_complete_signal(module, module->start_ranks, module->start_count);
-    free(module->start_ranks);
-    module->start_ranks = NULL;
-    module->start_count = 0;
+    start_group_clear(module);
     module->state = NEWRMA_WIN_NONE;
     return OMPI_SUCCESS;
 }

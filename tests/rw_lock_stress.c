@@ -5,10 +5,10 @@
  * every run) one of:
  *  - an exclusive lock of a random target (itself included): get the
  *    counter, flush, put counter + 1, and rewrite the record so that all 32
- *    words equal the new counter (four puts of 8 words, so a reader that got
- *    in between would see a torn record);
- *  - a shared lock of a random target: get the record (two gets) and the
- *    counter; all 33 words must be equal (no torn read, counter and record
+ *    words equal the new counter (one flushed put per word: a reader that
+ *    got in between would see a torn record);
+ *  - a shared lock of a random target: get half the record, the counter,
+ *    then the other half word by word; all 33 words must be equal (no torn read, counter and record
  *    from the same writer) and never smaller than what this rank saw or
  *    wrote on that target before;
  *  - a lock_all epoch reading the records of every target, checked the same
@@ -24,7 +24,7 @@
 #include "common.h"
 
 #define REC 32
-#define ROUNDS 150
+#define ROUNDS 600
 #define MAX_MULTI 3        /* targets locked at once in a multi-lock round */
 
 /* window layout: word 0 the counter, words 1..REC the record */
@@ -103,9 +103,11 @@ static void exclusive_section(test_win_t *tw, int t, int round)
     c++;
     for (int i = 0; i < REC; ++i) rec[i] = c;
     MPI_OK(MPI_Put(&c, 1, MPI_INT64_T, t, test_disp(tw, t, W_CNT, u), 1, MPI_INT64_T, tw->win));
-    for (int p = 0; p < 4; ++p)
-        MPI_OK(MPI_Put(rec + p * (REC / 4), REC / 4, MPI_INT64_T, t, test_disp(tw, t, W_REC + p * (REC / 4), u),
-                       REC / 4, MPI_INT64_T, tw->win));
+    /* word by word, flushed: a long window for a reader that got in */
+    for (int i = 0; i < REC; ++i) {
+        MPI_OK(MPI_Put(rec + i, 1, MPI_INT64_T, t, test_disp(tw, t, W_REC + i, u), 1, MPI_INT64_T, tw->win));
+        MPI_OK(MPI_Win_flush(t, tw->win));
+    }
     last_seen[t] = c;
     my_excl[t]++;
 }
@@ -114,11 +116,13 @@ static void read_section(test_win_t *tw, int t, int64_t *buf)
 {
     const int u = sizeof(int64_t);
     for (int i = 0; i < W_WORDS; ++i) buf[i] = -1;
+    /* the first half of the record, the counter, the second half word by word */
     MPI_OK(MPI_Get(buf + W_REC, REC / 2, MPI_INT64_T, t, test_disp(tw, t, W_REC, u), REC / 2, MPI_INT64_T,
                    tw->win));
     MPI_OK(MPI_Get(buf + W_CNT, 1, MPI_INT64_T, t, test_disp(tw, t, W_CNT, u), 1, MPI_INT64_T, tw->win));
-    MPI_OK(MPI_Get(buf + W_REC + REC / 2, REC / 2, MPI_INT64_T, t, test_disp(tw, t, W_REC + REC / 2, u), REC / 2,
-                   MPI_INT64_T, tw->win));
+    for (int i = REC / 2; i < REC; ++i)
+        MPI_OK(MPI_Get(buf + W_REC + i, 1, MPI_INT64_T, t, test_disp(tw, t, W_REC + i, u), 1, MPI_INT64_T,
+                       tw->win));
 }
 
 static void run(int flavor)
