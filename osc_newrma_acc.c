@@ -153,31 +153,31 @@ static inline void atomic_apply(void *target, const void *origin, void *old, siz
     }
 }
 
-/* Under the accumulate locks: combine `count` elements in place. */
-static void locked_apply(void *target, const void *origin, void *old, size_t count, size_t size,
-                         struct ompi_datatype_t *dt, struct ompi_op_t *op)
-{
-    if (old) {
-        memcpy(old, target, count * size);
-    }
-    if (&ompi_mpi_op_no_op.op != op) {
-        ompi_op_reduce(op, (void *) origin, target, count, dt);
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* the generic accumulate                                              */
 /* ------------------------------------------------------------------ */
 
-/* One accumulate, described once for both paths. */
+/* One accumulate, described once for both paths.  "Elements" are the
+ * target's predefined type; an element array is n of them at the type's
+ * extent, which is what Open MPI's reductions work on.  For pair types with
+ * padding (MPI_SHORT_INT, MPI_DOUBLE_INT, ...) size < extent, so packed bytes
+ * are NOT such an array: conversions between a datatype's layout and an
+ * element array always go through the datatype engine. */
 typedef struct {
     ompi_osc_newrma_module_t *module;
     int target;
     struct ompi_op_t *op;
     struct ompi_datatype_t *basic;       /* the target's predefined element type */
-    size_t esize;
-    const char *origin;                  /* packed origin elements (NULL for NO_OP) */
-    char *old;                           /* where old target elements go, or NULL */
+    size_t esize;                        /* its size */
+    ptrdiff_t eextent;                   /* its extent */
+    size_t n;                            /* elements */
+    const void *origin_addr;             /* the user's origin (ignored for NO_OP) */
+    int origin_count;
+    struct ompi_datatype_t *origin_dt;
+    osc_newrma_layout_t ol;
+    void *result_addr;                   /* get_accumulate's result, or NULL */
+    int result_count;
+    struct ompi_datatype_t *result_dt;
     uint64_t taddr;                      /* target buffer (local pointer or remote address) */
     uint64_t window_offset;              /* of the first target byte, for the stripes */
     int tcount;
@@ -185,119 +185,164 @@ typedef struct {
     osc_newrma_layout_t tl;
 } acc_t;
 
-/* Direct path: walk the target's contiguous runs in the mapped segment. */
-static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
+static bool is_no_op(const acc_t *a) { return &ompi_mpi_op_no_op.op == a->op; }
+
+/* A datatype's data as an element array: the buffer itself when it already
+ * is one (contiguous, elements packed at their extent), else a copy. */
+static int as_elements(const acc_t *a, const void *addr, int count, struct ompi_datatype_t *dt,
+                       const osc_newrma_layout_t *l, char **elements, char **owned)
 {
-    bool need_lock = false;
-    acc_locks_t locks;
-    size_t done = 0;
-
-    for (size_t r = 0 ; r < nruns && !need_lock ; ++r) {
-        need_lock = !atomic_element(runs[r].iov_base, a->esize);
-    }
-    if (need_lock) {
-        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    }
-    for (size_t r = 0 ; r < nruns ; ++r) {
-        char *t = runs[r].iov_base;
-        size_t n = runs[r].iov_len / a->esize;
-        const char *o = a->origin ? a->origin + done * a->esize : NULL;
-        char *old = a->old ? a->old + done * a->esize : NULL;
-        if (need_lock) {
-            locked_apply(t, o, old, n, a->esize, a->basic, a->op);
-        } else {
-            for (size_t i = 0 ; i < n ; ++i) {
-                atomic_apply(t + i * a->esize, o ? o + i * a->esize : NULL, old ? old + i * a->esize : NULL,
-                             a->esize, a->basic, a->op);
-            }
-        }
-        done += n;
-    }
-    if (need_lock) {
-        acc_unlock(a->module, &locks);
-    } else {
-        opal_atomic_mb();
-    }
-    return OMPI_SUCCESS;
-}
-
-/* Single-copy path: under the locks, read the target's bytes, combine
- * them here, write them back.  To self the memory is local: same locks. */
-static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
-{
-    pid_t pid = osc_newrma_shm_peer(&a->module->shm, a->target)->pid;
-    bool self = a->target == a->module->rank;
-    char *buffer = NULL;
-    struct iovec local, *remote = NULL;
-    acc_locks_t locks;
-    int ret = OMPI_SUCCESS;
-
-    if (self) {
-        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-        size_t done = 0;
-        for (size_t r = 0 ; r < nruns ; ++r) {
-            size_t n = runs[r].iov_len / a->esize;
-            locked_apply(runs[r].iov_base, a->origin ? a->origin + done * a->esize : NULL,
-                         a->old ? a->old + done * a->esize : NULL, n, a->esize, a->basic, a->op);
-            done += n;
-        }
-        acc_unlock(a->module, &locks);
-        return OMPI_SUCCESS;
-    }
-    buffer = malloc(a->tl.bytes);
-    remote = malloc(nruns * sizeof(struct iovec));
-    if (NULL == buffer || NULL == remote) {
-        free(buffer);
-        free(remote);
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    local.iov_base = buffer;
-    local.iov_len = a->tl.bytes;
-    memcpy(remote, runs, nruns * sizeof(struct iovec));
-    ret = osc_newrma_cma_transfer(pid, &local, 1, remote, nruns, false);
-    if (OMPI_SUCCESS == ret) {
-        locked_apply(buffer, a->origin, a->old, a->tl.bytes / a->esize, a->esize, a->basic, a->op);
-        if (&ompi_mpi_op_no_op.op != a->op) {
-            local.iov_base = buffer;
-            local.iov_len = a->tl.bytes;
-            memcpy(remote, runs, nruns * sizeof(struct iovec));
-            ret = osc_newrma_cma_transfer(pid, &local, 1, remote, nruns, true);
-        }
-    }
-    acc_unlock(a->module, &locks);
-    free(buffer);
-    free(remote);
-    return ret;
-}
-
-/* Pack the origin's elements contiguously (or point at them if they are). */
-static int pack_origin(const void *addr, int count, struct ompi_datatype_t *dt, const osc_newrma_layout_t *l,
-                       const char **packed, char **owned)
-{
-    opal_convertor_t convertor;
-    struct iovec iov;
-    uint32_t iov_count = 1;
-    size_t max = l->bytes;
-
     *owned = NULL;
-    if (l->contiguous) {
-        *packed = (const char *) addr + l->gap;
+    if (l->contiguous && (ptrdiff_t) a->esize == a->eextent) {
+        *elements = (char *) addr + l->gap;
         return OMPI_SUCCESS;
     }
-    *owned = malloc(l->bytes ? l->bytes : 1);
+    *owned = malloc(a->n * (size_t) a->eextent);
     if (NULL == *owned) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    OBJ_CONSTRUCT(&convertor, opal_convertor_t);
-    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dt->super, (size_t) count, addr, 0,
-                                             &convertor);
-    iov.iov_base = *owned;
-    iov.iov_len = l->bytes;
-    opal_convertor_pack(&convertor, &iov, &iov_count, &max);
-    OBJ_DESTRUCT(&convertor);
-    *packed = *owned;
-    return OMPI_SUCCESS;
+    *elements = *owned;
+    return ompi_datatype_sndrcv(addr, count, dt, *owned, (int32_t) a->n, a->basic);
+}
+
+/* Under the accumulate locks, `target` being a local view of the target
+ * buffer (its real memory, or an image of it): old values out, combine,
+ * write back (only the datatype's own bytes: never a gap). */
+static int acc_combine_locked(const acc_t *a, void *target)
+{
+    char *origin = NULL, *origin_owned = NULL, *current = NULL, *current_owned = NULL;
+    int ret = as_elements(a, target, a->tcount, a->tdt, &a->tl, &current, &current_owned);
+
+    if (OMPI_SUCCESS == ret && NULL != a->result_addr) {
+        ret = ompi_datatype_sndrcv(current, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
+                                   a->result_dt);
+    }
+    if (OMPI_SUCCESS == ret && !is_no_op(a)) {
+        ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
+        if (OMPI_SUCCESS == ret) {
+            if (&ompi_mpi_op_replace.op == a->op) {
+                /* Open MPI has no reduction function for MPI_REPLACE */
+                memcpy(current, origin, a->n * (size_t) a->eextent);
+            } else {
+                ompi_op_reduce(a->op, origin, current, a->n, a->basic);
+            }
+            if (NULL != current_owned) {
+                ret = ompi_datatype_sndrcv(current_owned, (int32_t) a->n, a->basic, target, a->tcount, a->tdt);
+            }
+        }
+    }
+    free(origin_owned);
+    free(current_owned);
+    return ret;
+}
+
+/* Without locks: one CPU atomic per element (4/8-byte elements, size equal
+ * to extent, every run aligned; checked by the caller). */
+static int acc_combine_atomic(const acc_t *a, const struct iovec *runs, size_t nruns)
+{
+    char *origin = NULL, *origin_owned = NULL, *old = NULL;
+    size_t done = 0;
+    int ret = OMPI_SUCCESS;
+
+    if (!is_no_op(a)) {
+        ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
+    }
+    if (OMPI_SUCCESS == ret && NULL != a->result_addr) {
+        old = malloc(a->n * a->esize);
+        ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    for (size_t r = 0 ; OMPI_SUCCESS == ret && r < nruns ; ++r) {
+        char *t = runs[r].iov_base;
+        for (size_t i = 0 ; i < runs[r].iov_len / a->esize ; ++i, ++done) {
+            atomic_apply(t + i * a->esize, origin ? origin + done * a->esize : NULL,
+                         old ? old + done * a->esize : NULL, a->esize, a->basic, a->op);
+        }
+    }
+    opal_atomic_mb();
+    if (OMPI_SUCCESS == ret && NULL != old) {
+        ret = ompi_datatype_sndrcv(old, (int32_t) a->n, a->basic, a->result_addr, a->result_count, a->result_dt);
+    }
+    free(origin_owned);
+    free(old);
+    return ret;
+}
+
+static bool runs_atomic(const acc_t *a, const struct iovec *runs, size_t nruns)
+{
+    if ((ptrdiff_t) a->esize != a->eextent) {
+        return false;
+    }
+    for (size_t r = 0 ; r < nruns ; ++r) {
+        if (!atomic_element(runs[r].iov_base, a->esize)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Direct path: the target buffer is mapped here. */
+static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
+{
+    acc_locks_t locks;
+    int ret;
+
+    if (runs_atomic(a, runs, nruns)) {
+        return acc_combine_atomic(a, runs, nruns);
+    }
+    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    ret = acc_combine_locked(a, (void *) (uintptr_t) a->taddr);
+    acc_unlock(a->module, &locks);
+    return ret;
+}
+
+/* Single-copy path: under the locks, read the target's bytes into an image
+ * with the same layout, combine there, write the same bytes back.  To self
+ * the memory is local: same locks, no image. */
+static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
+{
+    pid_t pid = osc_newrma_shm_peer(&a->module->shm, a->target)->pid;
+    uint64_t first = a->taddr + (uint64_t) a->tl.gap;
+    char *image = NULL;
+    struct iovec *local = NULL, *remote = NULL;
+    acc_locks_t locks;
+    int ret = OMPI_SUCCESS;
+
+    if (a->target == a->module->rank) {
+        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+        ret = acc_combine_locked(a, (void *) (uintptr_t) a->taddr);
+        acc_unlock(a->module, &locks);
+        return ret;
+    }
+    image = malloc(a->tl.span);
+    local = malloc(nruns * sizeof(struct iovec));
+    remote = malloc(nruns * sizeof(struct iovec));
+    if (NULL == image || NULL == local || NULL == remote) {
+        ret = OMPI_ERR_OUT_OF_RESOURCE;
+        goto cleanup;
+    }
+    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    for (int pass = 0 ; pass < 2 && OMPI_SUCCESS == ret ; ++pass) {
+        bool write = 1 == pass;
+        if (write && is_no_op(a)) {
+            break;
+        }
+        /* the transfer consumes the lists: rebuild them each time */
+        for (size_t r = 0 ; r < nruns ; ++r) {
+            remote[r] = runs[r];
+            local[r].iov_base = image + ((uint64_t) (uintptr_t) runs[r].iov_base - first);
+            local[r].iov_len = runs[r].iov_len;
+        }
+        ret = osc_newrma_cma_transfer(pid, local, nruns, remote, nruns, write);
+        if (OMPI_SUCCESS == ret && !write) {
+            ret = acc_combine_locked(a, image - a->tl.gap);
+        }
+    }
+    acc_unlock(a->module, &locks);
+cleanup:
+    free(image);
+    free(local);
+    free(remote);
+    return ret;
 }
 
 int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
@@ -306,13 +351,15 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
                               int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    bool no_op = &ompi_mpi_op_no_op.op == op;
-    osc_newrma_layout_t ol = { 0 }, rl;
+    osc_newrma_layout_t rl;
     struct iovec single, *runs = NULL;
     size_t nruns = 0;
-    char *packed_origin = NULL, *old = NULL;
     uint32_t prim_count;
-    acc_t a = { .module = module, .target = target, .op = op, .tcount = target_count, .tdt = target_dt };
+    ptrdiff_t lb;
+    acc_t a = { .module = module, .target = target, .op = op,
+                .origin_addr = origin_addr, .origin_count = origin_count, .origin_dt = origin_dt,
+                .result_addr = result_addr, .result_count = result_count, .result_dt = result_dt,
+                .tcount = target_count, .tdt = target_dt };
     int ret = osc_newrma_epoch_access(module, target);
 
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
@@ -327,9 +374,11 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
         return MPI_ERR_TYPE;
     }
     ompi_datatype_type_size(a.basic, &a.esize);
-    if (!no_op) {
-        osc_newrma_datatype_layout(origin_dt, origin_count, &ol);
-        if (ol.bytes != a.tl.bytes) {
+    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
+    a.n = a.tl.bytes / a.esize;
+    if (!is_no_op(&a)) {
+        osc_newrma_datatype_layout(origin_dt, origin_count, &a.ol);
+        if (a.ol.bytes != a.tl.bytes) {
             return MPI_ERR_TYPE;
         }
     }
@@ -352,19 +401,6 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
             ? a.taddr + (uint64_t) a.tl.gap
             : a.taddr + (uint64_t) a.tl.gap - osc_newrma_shm_peer(&module->shm, target)->base;
     }
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-
-    if (!no_op) {
-        ret = pack_origin(origin_addr, origin_count, origin_dt, &ol, &a.origin, &packed_origin);
-    }
-    if (OMPI_SUCCESS == ret && NULL != result_addr) {
-        /* old values land contiguously, then go out in the result's layout */
-        old = malloc(a.tl.bytes);
-        a.old = old;
-        ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
-    }
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_datatype_iovecs(target_dt, target_count, (void *) (uintptr_t) a.taddr, &a.tl, &single,
                                          &runs, &nruns);
@@ -372,15 +408,9 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
     if (OMPI_SUCCESS == ret) {
         ret = NEWRMA_PATH_DIRECT == module->path ? acc_direct(&a, runs, nruns) : acc_cma(&a, runs, nruns);
     }
-    if (OMPI_SUCCESS == ret && NULL != result_addr) {
-        ret = ompi_datatype_sndrcv(old, (int32_t) (a.tl.bytes / a.esize), a.basic, result_addr, result_count,
-                                   result_dt);
-    }
     if (runs != &single) {
         free(runs);
     }
-    free(packed_origin);
-    free(old);
     return ret;
 }
 
@@ -507,8 +537,11 @@ int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct o
 {
     char *msg = NULL;
 
-    /* Open MPI's MPI layer checks the op only for (get_)accumulate */
-    if (!ompi_op_is_intrinsic(op) || !ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op")) {
+    /* Open MPI's MPI layer checks the op only for (get_)accumulate.  Its
+     * table has no entry for MPI_REPLACE and MPI_NO_OP, valid on any type. */
+    if (!ompi_op_is_intrinsic(op)
+        || (&ompi_mpi_op_replace.op != op && &ompi_mpi_op_no_op.op != op
+            && !ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op"))) {
         free(msg);
         return MPI_ERR_OP;
     }
