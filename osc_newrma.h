@@ -218,6 +218,7 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
 
 /* osc_newrma_info.c: the info keys newrma honors and returns */
 int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module);
+int osc_newrma_info_set_granularity(ompi_osc_newrma_module_t *module);
 
 /* osc_newrma_sync.c: the epoch state machine */
 int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win);

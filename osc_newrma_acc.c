@@ -236,11 +236,32 @@ static int acc_combine_locked(const acc_t *a, void *target)
     return ret;
 }
 
-/* Without locks: one CPU atomic per element (4/8-byte elements, size equal
- * to extent, every run aligned; checked by the caller). */
-static int acc_combine_atomic(const acc_t *a, const struct iovec *runs, size_t nruns)
+/* Combine one run of elements in place (under the accumulate locks). */
+static void combine_run_locked(const acc_t *a, char *run, const char *origin, char *old, size_t n)
+{
+    if (NULL != old) {
+        memcpy(old, run, n * a->esize);
+    }
+    if (is_no_op(a)) {
+        return;
+    }
+    if (&ompi_mpi_op_replace.op == a->op) {
+        memcpy(run, origin, n * a->esize);
+    } else {
+        ompi_op_reduce(a->op, (void *) origin, run, n, a->basic);
+    }
+}
+
+/* Direct path, elements whose size is their extent, taken run by run: an
+ * aligned 4/8-byte element is always one CPU atomic -- even when other
+ * elements of the same call need the locks, because every other process
+ * updates it with an atomic too -- and the other runs are combined under the
+ * accumulate locks, taken only if there is such a run. */
+static int acc_combine_runs(const acc_t *a, const struct iovec *runs, size_t nruns)
 {
     char *origin = NULL, *origin_owned = NULL, *old = NULL;
+    bool need_lock = false;
+    acc_locks_t locks;
     size_t done = 0;
     int ret = OMPI_SUCCESS;
 
@@ -251,33 +272,42 @@ static int acc_combine_atomic(const acc_t *a, const struct iovec *runs, size_t n
         old = malloc(a->n * a->esize);
         ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
-    for (size_t r = 0 ; OMPI_SUCCESS == ret && r < nruns ; ++r) {
-        char *t = runs[r].iov_base;
-        for (size_t i = 0 ; i < runs[r].iov_len / a->esize ; ++i, ++done) {
-            atomic_apply(t + i * a->esize, origin ? origin + done * a->esize : NULL,
-                         old ? old + done * a->esize : NULL, a->esize, a->basic, a->op);
-        }
+    if (OMPI_SUCCESS != ret) {
+        goto cleanup;
     }
-    opal_atomic_mb();
-    if (OMPI_SUCCESS == ret && NULL != old) {
+    for (size_t r = 0 ; r < nruns && !need_lock ; ++r) {
+        need_lock = !atomic_element(runs[r].iov_base, a->esize);
+    }
+    if (need_lock) {
+        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    }
+    for (size_t r = 0 ; r < nruns ; ++r) {
+        char *t = runs[r].iov_base;
+        size_t n = runs[r].iov_len / a->esize;
+        const char *o = origin ? origin + done * a->esize : NULL;
+        char *prev = old ? old + done * a->esize : NULL;
+        if (atomic_element(t, a->esize)) {
+            for (size_t i = 0 ; i < n ; ++i) {
+                atomic_apply(t + i * a->esize, o ? o + i * a->esize : NULL, prev ? prev + i * a->esize : NULL,
+                             a->esize, a->basic, a->op);
+            }
+        } else {
+            combine_run_locked(a, t, o, prev, n);
+        }
+        done += n;
+    }
+    if (need_lock) {
+        acc_unlock(a->module, &locks);
+    } else {
+        opal_atomic_mb();
+    }
+    if (NULL != old) {
         ret = ompi_datatype_sndrcv(old, (int32_t) a->n, a->basic, a->result_addr, a->result_count, a->result_dt);
     }
+cleanup:
     free(origin_owned);
     free(old);
     return ret;
-}
-
-static bool runs_atomic(const acc_t *a, const struct iovec *runs, size_t nruns)
-{
-    if ((ptrdiff_t) a->esize != a->eextent) {
-        return false;
-    }
-    for (size_t r = 0 ; r < nruns ; ++r) {
-        if (!atomic_element(runs[r].iov_base, a->esize)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 /* Direct path: the target buffer is mapped here. */
@@ -286,9 +316,10 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
     acc_locks_t locks;
     int ret;
 
-    if (runs_atomic(a, runs, nruns)) {
-        return acc_combine_atomic(a, runs, nruns);
+    if ((ptrdiff_t) a->esize == a->eextent) {
+        return acc_combine_runs(a, runs, nruns);
     }
+    /* pair types with padding: never atomic, whole elements via the engine */
     acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
     ret = acc_combine_locked(a, (void *) (uintptr_t) a->taddr);
     acc_unlock(a->module, &locks);

@@ -104,6 +104,14 @@ static char *set_accumulate_granularity(opal_infosubscriber_t *obj, char *key, c
     return text;
 }
 
+/* Report the granularity the ranks agreed on (the largest one given). */
+int osc_newrma_info_set_granularity(ompi_osc_newrma_module_t *module)
+{
+    char text[32];
+    snprintf(text, sizeof(text), "%lu", (unsigned long) module->acc_granularity);
+    return opal_info_set(module->win->super.s_info, "mpi_accumulate_granularity", text);
+}
+
 /* Canonical spelling of every accumulate_ordering bit set. */
 static char *const ordering_names[16] = {
     "none", "rar", "raw", "rar,raw", "war", "rar,war", "raw,war", "rar,raw,war",

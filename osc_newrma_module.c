@@ -164,6 +164,10 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
+    ret = osc_newrma_info_set_granularity(module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
     ret = osc_newrma_slots_init(module);
     if (OMPI_SUCCESS != ret) {
         goto error;

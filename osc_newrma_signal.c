@@ -7,8 +7,10 @@
  * Episode e is complete once the counter reaches e x nranks.  Arriving and
  * waiting are separate steps, so a fence that opens an epoch
  * (MPI_MODE_NOPRECEDE) arrives and returns, and only the first operation
- * that needs the others waits (the design's nonblocking fence).  A later
- * wait subsumes an earlier one, so an abandoned episode needs no cleanup.
+ * that needs the others waits (the design's nonblocking fence).  Counts
+ * are cumulative, so a process finishes waiting for episode e before it
+ * arrives at e+1 (osc_newrma_fence); that wait is free unless e was left
+ * unfinished.
  *
  * PSCW notices: MPI_Win_post puts the target's rank in a bounded ring of each
  * origin in its group; MPI_Win_start takes from its own ring the notices of

@@ -108,8 +108,13 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
      * fence only orders memory and synchronizes processes: arrive at the
      * window's node barrier (MEM_SYNC first, inside).  A fence that opens an
      * epoch with nothing before it (NOPRECEDE) does not wait: the first
-     * operation does (FENCE_ISSUED).  A later wait covers an earlier
-     * unfinished one. */
+     * operation does (FENCE_ISSUED). */
+    /* The barrier counts arrivals cumulatively, so nobody may arrive at
+     * the next episode before the previous one completed for it: an
+     * unfinished episode (a NOPRECEDE fence nobody waited for) is waited for
+     * first -- otherwise an idle rank's arrival at the next fence would count
+     * as a late rank's arrival at this one. */
+    osc_newrma_barrier_wait(module);
     osc_newrma_barrier_arrive(module);
     module->fence_epoch_used = false;
     if (assert & MPI_MODE_NOPRECEDE) {
