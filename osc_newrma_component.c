@@ -16,6 +16,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_cma.h"
+#include "osc_newrma_signal.h"
 
 static int component_register(void);
 static int component_init(bool enable_progress_threads, bool enable_mpi_threads);
@@ -197,6 +198,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
 
 static int component_finalize(void)
 {
+    osc_newrma_signal_fini();
     OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
     opal_output_close(mca_osc_newrma_component.output);
     mca_osc_newrma_component.output = -1;

@@ -20,6 +20,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_cma.h"
+#include "osc_newrma_signal.h"
 
 /* Which table serves a window.  Memory the component allocates (allocate,
  * allocate_shared) goes in the node segment and is reached by load/store;
@@ -44,6 +45,7 @@ static const char *path_name(osc_newrma_path_t path)
 /* Release whatever creation got to; safe on a partly built module. */
 static void module_destroy(ompi_osc_newrma_module_t *module)
 {
+    osc_newrma_signal_window_remove(module);
     osc_newrma_shm_detach(&module->shm);
     osc_newrma_slots_fini(module);
     osc_newrma_dyn_fini(&module->dyn);
@@ -184,6 +186,10 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
         }
     }
     ret = osc_newrma_shm_attach(module, peers);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    ret = osc_newrma_signal_window_add(module);
     if (OMPI_SUCCESS != ret) {
         goto error;
     }

@@ -29,6 +29,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_signal.h"
+#include "opal/runtime/opal_progress.h"
 
 /* ------------------------------------------------------------------ */
 /* node barrier                                                        */
@@ -62,6 +63,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
 /* ------------------------------------------------------------------ */
 
 static int ring_drain(ompi_osc_newrma_module_t *module);
+static void ring_drain_locked(ompi_osc_newrma_module_t *module);
 
 static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
 {
@@ -76,7 +78,7 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
      * starting (all-to-all PSCW with rings smaller than the group) would
      * otherwise wait for each other forever. */
     while (ticket - *head >= slots) {
-        (void) ring_drain(module);
+        ring_drain_locked(module);
         osc_newrma_backoff(&spins);
     }
     opal_atomic_mb();
@@ -114,6 +116,109 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
     }
 }
 
+static void ring_drain_locked(ompi_osc_newrma_module_t *module)
+{
+    OPAL_THREAD_LOCK(&module->lock);
+    (void) ring_drain(module);
+    OPAL_THREAD_UNLOCK(&module->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* draining rings from the progress engine                             */
+/* ------------------------------------------------------------------ */
+
+/* A ring smaller than the number of ranks can fill: a poster then waits
+ * for the origin to take its notices.  The origin may be anywhere in MPI
+ * by then (a barrier, a receive), so every such window's ring is drained
+ * from opal_progress too; no window whose ring cannot fill is listed. */
+typedef struct {
+    opal_list_item_t super;
+    ompi_osc_newrma_module_t *module;
+} drain_item_t;
+static OBJ_CLASS_INSTANCE(drain_item_t, opal_list_item_t, NULL, NULL);
+
+static opal_list_t drain_windows;
+static opal_mutex_t drain_lock;
+static bool drain_ready = false;
+
+static int drain_progress(void)
+{
+    drain_item_t *item;
+    int count = 0;
+
+    if (0 != opal_mutex_trylock(&drain_lock)) {
+        return 0;
+    }
+    OPAL_LIST_FOREACH(item, &drain_windows, drain_item_t) {
+        ompi_osc_newrma_module_t *module = item->module;
+        volatile int32_t *ring = osc_newrma_shm_ring(&module->shm, module->rank);
+        int64_t head = *osc_newrma_shm_post_head(&module->shm, module->rank);
+        if (0 != ring[head % module->shm.layout.ring_slots] && 0 == opal_mutex_trylock(&module->lock)) {
+            (void) ring_drain(module);
+            opal_mutex_unlock(&module->lock);
+            count++;
+        }
+    }
+    opal_mutex_unlock(&drain_lock);
+    return count;
+}
+
+int osc_newrma_signal_window_add(ompi_osc_newrma_module_t *module)
+{
+    drain_item_t *item;
+
+    if (module->shm.layout.ring_slots >= (unsigned int) module->size) {
+        return OMPI_SUCCESS;        /* the ring can never fill */
+    }
+    if (!drain_ready) {
+        OBJ_CONSTRUCT(&drain_windows, opal_list_t);
+        OBJ_CONSTRUCT(&drain_lock, opal_mutex_t);
+        drain_ready = true;
+    }
+    item = OBJ_NEW(drain_item_t);
+    if (NULL == item) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    item->module = module;
+    opal_mutex_lock(&drain_lock);
+    opal_list_append(&drain_windows, &item->super);
+    bool first = 1 == opal_list_get_size(&drain_windows);
+    opal_mutex_unlock(&drain_lock);
+    return first ? opal_progress_register(drain_progress) : OMPI_SUCCESS;
+}
+
+void osc_newrma_signal_window_remove(ompi_osc_newrma_module_t *module)
+{
+    drain_item_t *item, *next;
+    bool last = false, found = false;
+
+    if (!drain_ready) {
+        return;
+    }
+    opal_mutex_lock(&drain_lock);
+    OPAL_LIST_FOREACH_SAFE(item, next, &drain_windows, drain_item_t) {
+        if (item->module == module) {
+            opal_list_remove_item(&drain_windows, &item->super);
+            OBJ_RELEASE(item);
+            found = true;
+            last = 0 == opal_list_get_size(&drain_windows);
+        }
+    }
+    opal_mutex_unlock(&drain_lock);
+    if (found && last) {
+        (void) opal_progress_unregister(drain_progress);
+    }
+}
+
+void osc_newrma_signal_fini(void)
+{
+    if (drain_ready) {
+        OPAL_LIST_DESTRUCT(&drain_windows);
+        OBJ_DESTRUCT(&drain_lock);
+        drain_ready = false;
+    }
+}
+
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
     opal_atomic_mb();                      /* MEM_SYNC before PROC_SYNC */
@@ -136,7 +241,9 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
     int ret;
 
     for (;;) {
+        OPAL_THREAD_LOCK(&module->lock);
         ret = ring_drain(module);
+        OPAL_THREAD_UNLOCK(&module->lock);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }

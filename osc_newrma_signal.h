@@ -23,4 +23,9 @@ int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const i
 void osc_newrma_complete_signal(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 
+/* windows whose post ring can fill are drained from opal_progress */
+int osc_newrma_signal_window_add(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_signal_window_remove(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_signal_fini(void);
+
 #endif
