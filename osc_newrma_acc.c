@@ -396,17 +396,9 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
+    /* sizes first: a zero-size target with a non-empty origin or result is
+     * a type mismatch, not a no-op */
     osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
-    if (0 == a.tl.bytes) {
-        return OMPI_SUCCESS;
-    }
-    ret = ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count);
-    if (OMPI_SUCCESS != ret) {
-        return MPI_ERR_TYPE;
-    }
-    ompi_datatype_type_size(a.basic, &a.esize);
-    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
-    a.n = a.tl.bytes / a.esize;
     if (!is_no_op(&a)) {
         osc_newrma_datatype_layout(origin_dt, origin_count, &a.ol);
         if (a.ol.bytes != a.tl.bytes) {
@@ -419,6 +411,19 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
             return MPI_ERR_TYPE;
         }
     }
+    if (0 == a.tl.bytes) {
+        return OMPI_SUCCESS;
+    }
+    /* the target must be made of one predefined type (Open MPI leaves the
+     * output unset when it is not) */
+    a.basic = NULL;
+    ret = ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count);
+    if (OMPI_SUCCESS != ret || NULL == a.basic || 0 == prim_count) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(a.basic, &a.esize);
+    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
+    a.n = a.tl.bytes / a.esize;
     /* the target buffer, range checked */
     if (NEWRMA_PATH_DIRECT == module->path) {
         char *local;
