@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# Run MPICH's RMA test suite (test/mpi/rma of MPICH 4.0.2, Debian 12's
+# `apt-get source mpich`) against osc/newrma -- or, with --osc, against another
+# osc component of the installed Open MPI, for comparison.
+#
+#   contrib/mpich-rma-suite.sh [OPTIONS] [TEST...]
+#
+#   --mode default|minimum  newrma's resources: defaults, or every slot array,
+#                           queue-node, ring and stripe count at its minimum
+#                           (--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1
+#                            --mca osc_newrma_post_ring_slots 1
+#                            --mca osc_newrma_accumulate_stripes 1)
+#   --osc NAME              run under --mca osc NAME instead of newrma
+#   --mca NAME VALUE        extra MCA parameter for every run (repeatable)
+#   --timeout S             per-test time limit unless the test list gives one
+#                           with timeLimit= (default 120)
+#   --component-dir DIR     use the mca_osc_newrma.so in DIR as it is (default:
+#                           build and install this tree's newrma with
+#                           contrib/build.sh into build/install)
+#   --work DIR              work directory (default build/mpich-suite, git-ignored;
+#                           reused when present)
+#   TEST...                 only the test-list entries whose program matches one
+#                           of these shell patterns (e.g. 'win_shared*')
+#
+# Runs as root on a fresh Debian 12 machine: installs what it needs with
+# apt-get (dpkg-dev, Open MPI, newrma's build dependencies), adds a deb-src
+# entry if there is none, fetches MPICH's source into WORK once, builds the
+# suite's programs and its test library (test/mpi/util) with Open MPI's mpicc
+# and a config header this script writes (WORK/include/mpitestconf.h; MPICH's
+# configure is not used), and runs every entry of test/mpi/rma/testlist.in:
+# at its process count capped at 4, oversubscribed, under a time limit.  A
+# test passes when mpirun exits 0 and the output has a " No Errors" line.
+# Entries listed in contrib/mpich-rma-exclude.txt are skipped with the reason
+# given there.  One row per entry: PASS/FAIL/SKIP, name, np, seconds; the last
+# line is "N passed, M failed, K skipped".  Logs: WORK/logs/.
+#
+# How long it takes (2 cores, other jobs sharing them): the first run spends
+# about 45 s fetching (22 MB) and building the suite's 179 programs; a full
+# run of the 197 entries takes about 4 minutes in either mode (default or
+# minimum; the slowest entries are large_acc_flush_local, ~30 s, and
+# derived_acc_flush_local, ~20 s).  An entry that hangs adds its time limit.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+osc=newrma
+mode=default
+timeout_s=120
+work=$top/build/mpich-suite
+extra_mca=()
+patterns=()
+component_dir=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --osc) osc=$2; shift 2 ;;
+        --mode) mode=$2; shift 2 ;;
+        --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
+        --timeout) timeout_s=$2; shift 2 ;;
+        --work) work=$2; shift 2 ;;
+        --component-dir) component_dir=$(cd "$2" && pwd) || exit 2; shift 2 ;;
+        -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+        -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) patterns+=("$1"); shift ;;
+    esac
+done
+case "$mode" in
+    default) mode_mca=() ;;
+    minimum) mode_mca=(--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1
+                       --mca osc_newrma_post_ring_slots 1 --mca osc_newrma_accumulate_stripes 1) ;;
+    *) echo "unknown mode $mode (default|minimum)" >&2; exit 2 ;;
+esac
+[ "$osc" = newrma ] || mode_mca=()
+
+mpich_version=4.0.2
+max_np=4
+exclude_file=$top/contrib/mpich-rma-exclude.txt
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+src=$work/mpich-$mpich_version
+suite=$src/test/mpi
+obj=$work/obj
+logs=$work/logs
+rundir=$work/run
+mkdir -p "$obj" "$logs" "$rundir" "$work/include"
+
+die() { echo "ERROR: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
+note() { echo "==> $*"; }
+
+# ------------------------------------------------------------ 1. packages
+[ "$(id -u)" -eq 0 ] || die "run me as root (apt-get install, apt-get source)"
+export DEBIAN_FRONTEND=noninteractive
+packages="dpkg-dev xz-utils gcc make bc libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev
+          autoconf automake libtool"
+missing=
+for p in $packages; do
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] \
+        || missing="$missing $p"
+done
+need_source=yes
+[ -f "$src/.newrma-source-ok" ] && need_source=no
+if [ $need_source = yes ] && ! grep -sqE '^[[:space:]]*deb-src[[:space:]]|^[[:space:]]*Types:.*[[:space:]]deb-src([[:space:]]|$)' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
+    note "no deb-src entry found: adding /etc/apt/sources.list.d/debian-src.sources"
+    cat > /etc/apt/sources.list.d/debian-src.sources <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+fi
+if [ -n "$missing" ] || [ $need_source = yes ]; then
+    note "apt-get update${missing:+, installing:$missing}"
+    apt-get update -q > "$logs/apt.log" 2>&1 || { tail -20 "$logs/apt.log"; die "apt-get update failed"; }
+    if [ -n "$missing" ]; then
+        apt-get install -y -q --no-install-recommends $missing >> "$logs/apt.log" 2>&1 \
+            || { tail -20 "$logs/apt.log"; die "apt-get install failed"; }
+    fi
+fi
+
+# -------------------------------------------------------------- 2. source
+if [ $need_source = yes ]; then
+    note "fetching MPICH $mpich_version's source (apt-get source mpich) into $work"
+    rm -rf "$src"
+    # apt-get source reuses already downloaded files that match the checksums
+    (cd "$work" && apt-get source -q mpich > "$logs/source.log" 2>&1) \
+        || { tail -20 "$logs/source.log"; die "apt-get source mpich failed"; }
+    [ -f "$suite/rma/testlist.in" ] \
+        || die "apt-get source mpich did not give $src (Debian 12 has $mpich_version; got: $(ls -d "$work"/mpich-* 2>/dev/null | tr '\n' ' '))"
+    touch "$src/.newrma-source-ok"
+fi
+[ -f "$exclude_file" ] || die "$exclude_file is missing"
+
+# ---------------------------------------------------- 3. newrma and mpirun
+if [ -n "$component_dir" ]; then
+    [ -e "$component_dir/mca_osc_newrma.so" ] || die "no mca_osc_newrma.so in $component_dir"
+else
+    component_dir=$top/build/install/lib/openmpi
+fi
+if [ "$component_dir" = "$top/build/install/lib/openmpi" ] \
+   && { [ "$osc" = newrma ] || [ ! -e "$component_dir/mca_osc_newrma.so" ]; }; then
+    note "building newrma (contrib/build.sh, log: $logs/newrma-build.log)"
+    mkdir -p "$top/build"
+    flock "$top/build/.build.lock" "$top/contrib/build.sh" > "$logs/newrma-build.log" 2>&1 \
+        || { tail -30 "$logs/newrma-build.log"; die "building newrma failed"; }
+fi
+ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+export OMPI_MCA_mca_base_component_path="$component_dir:$ompi_pkglibdir"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# keep the test traffic on this machine
+export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+mpi_api=$(ompi_info --parsable | sed -n 's/^mpi-api:version:full://p')   # e.g. 3.1.0
+
+# ------------------------------------------------------ 4. the test list
+# Entries "program np key=value..."; @largetest@ entries (1 GiB windows) run
+# only when memory allows, see below; other @...@ prefixes (none in 4.0.2's
+# list) are treated the same way as configure's default: commented out.
+entries=()
+while read -r line; do
+    line=${line%%#*}
+    [ -n "${line// /}" ] || continue
+    entries+=("$line")
+done < "$suite/rma/testlist.in"
+
+# program -> "sources|cppflags" from rma/Makefile.am (continuation lines joined)
+am_joined=$work/obj/Makefile.am.joined
+awk '{ l = l $0; if (sub(/\\$/, "", l)) next; print l; l = "" }' "$suite/rma/Makefile.am" > "$am_joined"
+am_var() { sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" "$am_joined" | head -1; }
+
+selected() {
+    [ ${#patterns[@]} -eq 0 ] && return 0
+    local p
+    for p in "${patterns[@]}"; do
+        # shellcheck disable=SC2053
+        [[ $1 == $p ]] && return 0
+    done
+    return 1
+}
+
+# ------------------------------------------------------------ 5. building
+# Our own config header: what the suite's util/ and rma/ sources test for,
+# true of Debian 12 with gcc and Open MPI 4.1.  USE_STRICT_MPI: Open MPI is not
+# MPICH, so checks of MPICH-only behaviour are left out (configure's
+# --enable-strictmpi, the mode for testing other implementations).
+conf=$work/include/mpitestconf.h
+cat > "$conf.new" <<'EOF'
+/* Written by newrma's contrib/mpich-rma-suite.sh in place of the header
+ * MPICH's configure makes: Debian 12, gcc, Open MPI 4.1. */
+#ifndef MPITESTCONF_H_INCLUDED
+#define MPITESTCONF_H_INCLUDED
+#define HAVE_STDARG_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STRINGS_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_SYS_TYPES_H 1
+#define HAVE_SYS_STAT_H 1
+#define HAVE_SYS_RESOURCE_H 1
+#define HAVE_PTHREAD_H 1
+#define HAVE_GETRUSAGE 1
+#define HAVE_USLEEP 1
+#define HAVE_STRDUP 1
+#define HAVE__BOOL 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE_LONG_LONG 1
+#define HAVE_LONG_LONG_INT 1
+#define HAVE_MPI_WIN_CREATE 1
+#define HAVE_MPI_INIT_THREAD 1
+#define HAVE_MPI_IO 1
+#define HAVE_MPI_SPAWN 1
+#define SIZEOF_SHORT 2
+#define SIZEOF_INT 4
+#define SIZEOF_LONG 8
+#define SIZEOF_LONG_LONG 8
+#define SIZEOF_VOID_P 8
+#define SIZEOF_MPI_OFFSET 8
+#define POINTERINT_t long
+#define STDC_HEADERS 1
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+#define USE_STRICT_MPI 1
+#endif
+EOF
+if cmp -s "$conf.new" "$conf"; then rm -f "$conf.new"; else mv "$conf.new" "$conf"; fi
+
+# A makefile for exactly the programs the test list names (make -j2 -k,
+# incremental): libmtest.a from util/ (mtest.c, mtest_common.c,
+# mtest_single.c, dtypes.c), each program from its Makefile.am sources and
+# per-program -D flags.
+programs=()
+for e in "${entries[@]}"; do
+    p=${e%% *}; p=${p##*@}
+    case " ${programs[*]} " in *" $p "*) ;; *) programs+=("$p") ;; esac
+done
+mk=$obj/Makefile
+{
+    echo "# generated by contrib/mpich-rma-suite.sh"
+    echo "CC = mpicc"
+    echo "CFLAGS = -O2 -g -w"
+    echo "CPPFLAGS = -I$work/include -I$suite/include"
+    echo "UTIL = $suite/util"
+    echo "RMA = $suite/rma"
+    echo "CONF = $conf"
+    echo ".PHONY: all"
+    echo "all: ${programs[*]}"
+    for u in mtest mtest_common mtest_single dtypes; do
+        echo "util_$u.o: \$(UTIL)/$u.c \$(CONF)"
+        printf '\t$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<\n'
+    done
+    echo "libmtest.a: util_mtest.o util_mtest_common.o util_mtest_single.o util_dtypes.o"
+    printf '\trm -f $@ && ar rcs $@ $^\n'
+    for p in "${programs[@]}"; do
+        srcs=$(am_var "${p}_SOURCES"); [ -n "$srcs" ] || srcs="$p.c"
+        flags=$(am_var "${p}_CPPFLAGS"); flags=${flags//\$(AM_CPPFLAGS)/}
+        objs=""
+        for s in $srcs; do
+            case "$s" in *.c) ;; *) continue ;; esac
+            o="${p}__${s%.c}.o"
+            objs="$objs $o"
+            echo "$o: \$(RMA)/$s \$(CONF)"
+            printf '\t$(CC) $(CPPFLAGS) %s $(CFLAGS) -c -o $@ $<\n' "$flags"
+        done
+        echo "$p:$objs libmtest.a"
+        printf '\t$(CC) $(CFLAGS) -o $@ $^ -lm\n'
+    done
+} > "$mk.new"
+if cmp -s "$mk.new" "$mk"; then
+    rm -f "$mk.new"
+else
+    mv "$mk.new" "$mk"
+    rm -f "$obj"/*.o "$obj"/libmtest.a   # other flags or sources: rebuild everything
+fi
+note "building the suite (make -j2 -k in $obj, log: $logs/build.log)"
+make -C "$obj" -k -j2 > "$logs/build.log" 2>&1 || echo "    some programs did not build (see $logs/build.log)"
+
+# --------------------------------------------------------- 6. exclusions
+# contrib/mpich-rma-exclude.txt: "name reason" per line, # comments.
+declare -A excluded=()
+while read -r name reason; do
+    case "$name" in ''|'#'*) continue ;; esac
+    excluded[$name]=$reason
+done < "$exclude_file"
+
+# @largetest@ entries (1 GiB windows, one per process): run only with enough
+# free memory and /dev/shm for np GiB plus a GiB to spare.
+large_ok() {
+    local np=$1 need_kb avail_kb shm_kb
+    need_kb=$(( (np + 1) * 1024 * 1024 ))
+    avail_kb=$(sed -n 's/^MemAvailable:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo)
+    shm_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $4}')
+    [ "${avail_kb:-0}" -ge $need_kb ] && [ "${shm_kb:-0}" -ge $need_kb ]
+}
+
+# "3.1.0" >= "3.0"?
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; }
+
+# ---------------------------------------------------------------- 7. run
+echo "MPICH $mpich_version rma suite: --mca osc $osc, mode $mode${extra_mca[*]:+, ${extra_mca[*]}}, np <= $max_np, time limit ${timeout_s}s unless timeLimit="
+passed=0; failed=0; skipped=0
+failures=()
+for e in "${entries[@]}"; do
+    read -r -a f <<< "$e"
+    prog=${f[0]}
+    np=${f[1]:-$max_np}
+    large=no
+    case "$prog" in
+        @largetest@*) large=yes; prog=${prog#@largetest@} ;;
+        @*@*) prog=${prog#@*@}; selected "$prog" || continue
+              printf 'SKIP %-58s np=%-5s (entry of configure option %s, off by default)\n' "$prog" "$np" "${f[0]%"$prog"}"
+              skipped=$((skipped + 1)); continue ;;
+    esac
+    selected "$prog" || continue
+    args=(); envs=(); mpiexecargs=(); limit=$timeout_s; needver=
+    for kv in "${f[@]:2}"; do
+        case "$kv" in
+            arg=*) args+=("${kv#arg=}") ;;
+            env=*) envs+=("${kv#env=}") ;;
+            mpiexecarg=*) mpiexecargs+=("${kv#mpiexecarg=}") ;;
+            timeLimit=*) limit=${kv#timeLimit=} ;;
+            mpiversion=*) needver=${kv#mpiversion=} ;;
+            *) ;;   # xfail=, strict=, resultTest=, mem=: not used by the rma list
+        esac
+    done
+    label="$prog${args[*]:+ ${args[*]}}"
+    run_np=$np; [ "$np" -gt $max_np ] && run_np=$max_np
+    np_col=$run_np; [ "$np" != "$run_np" ] && np_col="$run_np($np)"
+    if [ -n "${excluded[$prog]+x}" ] && { [ $large = no ] || ! large_ok "$run_np"; }; then
+        printf 'SKIP %-58s np=%-5s (%s)\n' "$label" "$np_col" "${excluded[$prog]}"
+        skipped=$((skipped + 1)); continue
+    fi
+    if [ $large = yes ] && ! large_ok "$run_np"; then
+        printf 'SKIP %-58s np=%-5s (large test: not enough memory)\n' "$label" "$np_col"
+        skipped=$((skipped + 1)); continue
+    fi
+    if [ -n "$needver" ] && ! version_ge "$mpi_api" "$needver"; then
+        printf 'SKIP %-58s np=%-5s (needs MPI %s, Open MPI offers %s)\n' "$label" "$np_col" "$needver" "$mpi_api"
+        skipped=$((skipped + 1)); continue
+    fi
+    bin=$obj/$prog
+    if [ ! -x "$bin" ]; then
+        printf 'FAIL %-58s np=%-5s (does not compile: see %s)\n' "$label" "$np_col" "$logs/build.log"
+        failed=$((failed + 1)); failures+=("$label"); continue
+    fi
+    tag=$(printf '%s' "$label" | tr -c 'A-Za-z0-9_.=-' '_')
+    out=$logs/$tag.np$run_np.$osc.$mode.log
+    xargs_env=()
+    for kv in "${envs[@]}"; do xargs_env+=(-x "$kv"); done
+    start=$EPOCHREALTIME
+    (cd "$rundir" && timeout -k 10 "$limit" mpirun --oversubscribe -np "$run_np" --mca osc "$osc" \
+        "${mode_mca[@]}" "${extra_mca[@]}" "${xargs_env[@]}" "${mpiexecargs[@]}" \
+        "$bin" "${args[@]}") > "$out" 2>&1
+    rc=$?
+    secs=$(echo "$EPOCHREALTIME - $start" | bc)
+    secs=$(printf '%.1f' "$secs")
+    if [ $rc -eq 0 ] && grep -qE '^[[:space:]]*No Errors[[:space:]]*$' "$out"; then
+        printf 'PASS %-58s np=%-5s %6ss\n' "$label" "$np_col" "$secs"
+        passed=$((passed + 1))
+    else
+        case $rc in
+            0) why="exit 0 without No Errors" ;;
+            124|137) why="timed out after ${limit}s" ;;
+            *) why="exit $rc" ;;
+        esac
+        printf 'FAIL %-58s np=%-5s %6ss  (%s; log: %s)\n' "$label" "$np_col" "$secs" "$why" "$out"
+        grep -v '^[[:space:]]*$' "$out" | head -8 | sed 's/^/    | /'
+        failed=$((failed + 1)); failures+=("$label")
+    fi
+done
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "failed: ${failures[*]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]
