@@ -581,5 +581,21 @@ int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct o
         free(msg);
         return MPI_ERR_OP;
     }
+    free(msg);
+    if (NEWRMA_PATH_DIRECT == osc_newrma_module(win)->path) {
+        /* the common case, a counter in mapped memory: one CPU atomic */
+        ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+        osc_newrma_layout_t tl;
+        char *t;
+        osc_newrma_datatype_layout(dt, 1, &tl);
+        if (tl.contiguous && (4 == tl.bytes || 8 == tl.bytes) && (size_t) tl.span == tl.bytes
+            && OMPI_SUCCESS == osc_newrma_epoch_access(module, target)
+            && OMPI_SUCCESS == osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t)
+            && atomic_element(t + tl.gap, tl.bytes)) {
+            atomic_apply(t + tl.gap, origin_addr, result_addr, tl.bytes, dt, op);
+            opal_atomic_mb();
+            return OMPI_SUCCESS;
+        }
+    }
     return osc_newrma_accumulate_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
 }
