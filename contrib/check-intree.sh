@@ -19,6 +19,7 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/contrib/debian-source.sh"
 work=${1:-$top/build/intree}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -94,24 +95,13 @@ begin deps "build dependencies and deb-src"
 export DEBIAN_FRONTEND=noninteractive
 packages="dpkg-dev xz-utils autoconf automake libtool flex perl make gcc g++
           pkg-config libucx-dev libhwloc-dev libevent-dev libpmix-dev zlib1g-dev"
-missing=
-for p in $packages; do
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] \
-        || missing="$missing $p"
-done
+missing=$(missing_packages $packages)
 need_source=yes
 [ -f "$src/.newrma-source-ok" ] && need_source=no
 added_src=no
-if ! grep -sqE '^[[:space:]]*deb-src[[:space:]]|^[[:space:]]*Types:.*[[:space:]]deb-src([[:space:]]|$)' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
+if ! has_deb_src; then
     say "    no deb-src entry found: adding /etc/apt/sources.list.d/debian-src.sources"
-    cat > /etc/apt/sources.list.d/debian-src.sources <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
+    add_deb_src
     added_src=yes
 fi
 note="all present"

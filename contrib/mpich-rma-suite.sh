@@ -42,6 +42,7 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/contrib/debian-source.sh"
 osc=newrma
 mode=default
 timeout_s=120
@@ -90,23 +91,12 @@ note() { echo "==> $*"; }
 export DEBIAN_FRONTEND=noninteractive
 packages="dpkg-dev xz-utils gcc make bc libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev
           autoconf automake libtool"
-missing=
-for p in $packages; do
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] \
-        || missing="$missing $p"
-done
+missing=$(missing_packages $packages)
 need_source=yes
 [ -f "$src/.newrma-source-ok" ] && need_source=no
-if [ $need_source = yes ] && ! grep -sqE '^[[:space:]]*deb-src[[:space:]]|^[[:space:]]*Types:.*[[:space:]]deb-src([[:space:]]|$)' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
+if [ $need_source = yes ] && ! has_deb_src; then
     note "no deb-src entry found: adding /etc/apt/sources.list.d/debian-src.sources"
-    cat > /etc/apt/sources.list.d/debian-src.sources <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
+    add_deb_src
 fi
 if [ -n "$missing" ] || [ $need_source = yes ]; then
     note "apt-get update${missing:+, installing:$missing}"
