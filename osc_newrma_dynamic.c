@@ -188,9 +188,12 @@ int osc_newrma_dyn_check_range(ompi_osc_newrma_module_t *module, int target, uin
     if (target == module->rank) {
         return regions_cover(dyn->regions, dyn->count, addr, len) ? OMPI_SUCCESS : MPI_ERR_RMA_RANGE;
     }
+    /* the cache is the window's, shared by its threads */
+    OPAL_THREAD_LOCK(&module->lock);
     ret = fetch_peer_table(module, target);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
+    if (OMPI_SUCCESS == ret && !regions_cover(dyn->cache, dyn->cache_count, addr, len)) {
+        ret = MPI_ERR_RMA_RANGE;
     }
-    return regions_cover(dyn->cache, dyn->cache_count, addr, len) ? OMPI_SUCCESS : MPI_ERR_RMA_RANGE;
+    OPAL_THREAD_UNLOCK(&module->lock);
+    return ret;
 }

@@ -1,0 +1,100 @@
+/*
+ * MPI_THREAD_MULTIPLE: 4 threads per rank issue puts, gets, accumulates,
+ * fetch_and_ops and flushes concurrently on one window inside one lock_all
+ * epoch (the interleavings mpich-new-rma-design.txt lists as valid: op+op,
+ * op+flush, flush+flush), and on separate windows, one per thread, under
+ * per-thread lock/unlock.  Every thread owns its own slots, so all values
+ * are exact; the shared counter must count every increment.
+ * newrma-test: np=1,2,3,4
+ */
+#include <pthread.h>
+#include "common.h"
+
+#define THREADS 4
+#define ITERS 300
+#define SLOTS 8
+
+static int rank, size;
+static test_win_t shared_win;
+static test_win_t own_win[THREADS];
+
+/* window layout (int64): [0]: shared counter, then per (origin, thread) SLOTS words */
+static MPI_Aint slot(int origin, int thread, int i) { return 1 + ((MPI_Aint) origin * THREADS + thread) * SLOTS + i; }
+
+static void *worker(void *arg)
+{
+    int me = (int) (intptr_t) arg;
+    int64_t one = 1, prev, buf[SLOTS], got[SLOTS];
+
+    for (int it = 0; it < ITERS; ++it) {
+        int t = (it + me + rank) % size;
+        for (int i = 0; i < SLOTS; ++i) buf[i] = (int64_t) rank * 1000000 + me * 10000 + it * 10 + i;
+        MPI_OK(MPI_Put(buf, SLOTS, MPI_INT64_T, t, test_disp(&shared_win, t, slot(rank, me, 0), 8), SLOTS,
+                       MPI_INT64_T, shared_win.win));
+        MPI_OK(MPI_Fetch_and_op(&one, &prev, MPI_INT64_T, t, test_disp(&shared_win, t, 0, 8), MPI_SUM,
+                                shared_win.win));
+        MPI_OK(MPI_Win_flush(t, shared_win.win));
+        MPI_OK(MPI_Get(got, SLOTS, MPI_INT64_T, t, test_disp(&shared_win, t, slot(rank, me, 0), 8), SLOTS,
+                       MPI_INT64_T, shared_win.win));
+        MPI_OK(MPI_Win_flush(t, shared_win.win));
+        for (int i = 0; i < SLOTS; ++i)
+            CHECK(got[i] == buf[i], "thread %d iter %d: slot %d at %d is %lld, expected %lld", me, it, i, t,
+                  (long long) got[i], (long long) buf[i]);
+        /* and a window of its own, with its own lock epochs */
+        int u = (it + rank) % size;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, u, 0, own_win[me].win));
+        MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, u, test_disp(&own_win[me], u, rank, 8), 1, MPI_INT64_T, MPI_SUM,
+                              own_win[me].win));
+        MPI_OK(MPI_Win_unlock(u, own_win[me].win));
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    test_rank = rank;
+    if (provided < MPI_THREAD_MULTIPLE) {
+        /* without thread support there is nothing to test: report it as a failure, not a pass */
+        CHECK(0, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+        return test_finalize("threads_ops");
+    }
+    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+        test_win_create(&shared_win, flavor, (1 + (size_t) size * THREADS * SLOTS) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+        for (int t = 0; t < THREADS; ++t)
+            test_win_create(&own_win[t], flavor, (size_t) size * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+        MPI_OK(MPI_Win_lock_all(0, shared_win.win));
+        pthread_t th[THREADS];
+        for (int t = 0; t < THREADS; ++t) pthread_create(&th[t], NULL, worker, (void *) (intptr_t) t);
+        for (int t = 0; t < THREADS; ++t) pthread_join(th[t], NULL);
+        MPI_OK(MPI_Win_unlock_all(shared_win.win));
+        MPI_Barrier(MPI_COMM_WORLD);
+        int64_t *m = shared_win.mem;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, shared_win.win));
+        /* each rank's counter got one increment per (origin, thread, iteration) that chose it */
+        int64_t expect = 0;
+        for (int o = 0; o < size; ++o)
+            for (int t = 0; t < THREADS; ++t)
+                for (int it = 0; it < ITERS; ++it) expect += (it + t + o) % size == rank;
+        CHECK(m[0] == expect, "%s: counter %lld, expected %lld", flavor_names[flavor], (long long) m[0],
+              (long long) expect);
+        MPI_OK(MPI_Win_unlock(rank, shared_win.win));
+        for (int t = 0; t < THREADS; ++t) {
+            int64_t *c = own_win[t].mem;
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, own_win[t].win));
+            for (int o = 0; o < size; ++o) {
+                int64_t e = 0;
+                for (int it = 0; it < ITERS; ++it) e += (it + o) % size == rank;
+                CHECK(c[o] == e, "%s: own window %d: from %d %lld, expected %lld", flavor_names[flavor], t, o,
+                      (long long) c[o], (long long) e);
+            }
+            MPI_OK(MPI_Win_unlock(rank, own_win[t].win));
+        }
+        test_win_free(&shared_win);
+        for (int t = 0; t < THREADS; ++t) test_win_free(&own_win[t]);
+    }
+    return test_finalize("threads_ops");
+}
