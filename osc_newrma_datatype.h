@@ -97,7 +97,8 @@ static inline int osc_newrma_direct_target_addr(ompi_osc_newrma_module_t *module
     ptrdiff_t offset = 0;
     int ret = osc_newrma_window_offset(disp, peer->disp_unit, peer->size, tgt, &offset);
 
-    *addr = module->shm.base + peer->data_offset + offset;
+    /* only a checked offset becomes a pointer (an unchecked one may overflow) */
+    *addr = module->shm.base + peer->data_offset + (OPAL_LIKELY(OMPI_SUCCESS == ret) ? offset : 0);
     return ret;
 }
 
