@@ -406,7 +406,7 @@ static inline void cpu_relax(void)
 
 void osc_newrma_backoff(unsigned int *spins)
 {
-    if (++*spins < 128) {
+    if (++*spins < 16) {
         cpu_relax();
         return;
     }
