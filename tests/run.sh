@@ -12,7 +12,8 @@
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
-# process counts; "links-component" compiles it against the component's own
+# process counts; "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
+# "links-component" compiles it against the component's own
 # headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
 # behaviour (error classes for work not done yet, windows other components
 # refuse), which is skipped, and counted as skipped, with another component.
@@ -109,13 +110,18 @@ for name in "${names[@]}"; do
         for n in $test_nps; do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
         continue
     fi
+    # per-test MCA parameters: "newrma-test: ... mca=NAME:VALUE[,NAME:VALUE]"
+    test_mca=()
+    for kv in $(sed -n 's/.*newrma-test:.*mca=\([^ ]*\).*/\1/p' "$src" | head -1 | tr ',' ' '); do
+        test_mca+=(--mca "${kv%%:*}" "${kv#*:}")
+    done
     for mode in "${modes[@]}"; do
     for n in $test_nps; do
         out=$log/$name.np$n.$osc.$mode.log
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
         timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
-            "${extra_mca[@]}" "$bindir/$name" > "$out" 2>&1
+            "${extra_mca[@]}" "${test_mca[@]}" "$bindir/$name" > "$out" 2>&1
         rc=$?
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
         if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then
