@@ -55,7 +55,6 @@ struct ompi_osc_newrma_component_t {
     size_t acc_granularity;
     char *backing_directory;
     bool use_cma;
-    bool force_remote;
 
     /* runtime state */
     int output;                  /* opal_output stream of the component */

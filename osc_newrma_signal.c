@@ -42,7 +42,7 @@ void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
     (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS), 1);
 }
 
-bool osc_newrma_barrier_done(ompi_osc_newrma_module_t *module)
+static bool barrier_done(ompi_osc_newrma_module_t *module)
 {
     return *osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS)
            >= module->barrier_episode * module->size;
@@ -52,7 +52,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
 {
     unsigned int spins = 0;
 
-    while (!osc_newrma_barrier_done(module)) {
+    while (!barrier_done(module)) {
         osc_newrma_backoff(&spins);
     }
     opal_atomic_mb();                      /* MEM_SYNC after PROC_SYNC */

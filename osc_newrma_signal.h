@@ -14,7 +14,6 @@ struct ompi_osc_newrma_module_t;
 
 /* split-phase node barrier of the window */
 void osc_newrma_barrier_arrive(struct ompi_osc_newrma_module_t *module);
-bool osc_newrma_barrier_done(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_barrier_wait(struct ompi_osc_newrma_module_t *module);
 
 /* PSCW (groups as sorted ranks of the window) */
