@@ -14,6 +14,7 @@
 #include "ompi_config.h"
 
 #include "opal/class/opal_free_list.h"
+#include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
 #include "opal/mca/shmem/shmem.h"
 #include "opal/threads/mutex.h"
@@ -55,12 +56,23 @@ struct ompi_osc_newrma_component_t {
     size_t acc_granularity;
     char *backing_directory;
     bool use_cma;
+    bool force_remote;           /* every peer takes the active-message path */
+    bool progress_thread;        /* serve AM packets from a thread of our own */
+    unsigned int peer_cache;     /* remote window sizes cached per window */
 
     /* runtime state */
     int output;                  /* opal_output stream of the component */
     size_t cacheline;            /* alignment unit of the shared segment */
     bool cma_usable;             /* process_vm_{read,write}v works here */
     opal_free_list_t targets;    /* target elements (osc_newrma_target_t) */
+
+    /* active-message path (osc_newrma_am_*.c) */
+    opal_mutex_t am_lock;        /* guards every piece of AM state */
+    opal_free_list_t ops;        /* global pool of operation elements */
+    unsigned int targets_in_use; /* target elements taken from the global pool */
+    opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
+    opal_list_t loopback;        /* packets to ourselves, run from progress */
+    uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
@@ -104,6 +116,19 @@ struct osc_newrma_target_t {
     int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
     int lock_assert;             /* MPI_MODE_NOCHECK or 0 */
     int qnode;                   /* queue node an exclusive holder keeps, or -1 */
+
+    /* active-message path: the operation table's per-target part */
+    opal_list_t pending;         /* operation elements not issued yet */
+    unsigned int npending;
+    uint32_t issued;             /* operations sent since the last synchronization packet */
+    int32_t waiting;             /* acknowledgements and replies still to come */
+    int32_t sending;             /* sends not locally complete yet */
+    int32_t acks_pending;        /* synchronizations sent, not answered yet */
+    int status;                  /* first error the target reported */
+    bool from_window_pool;
+    bool urgent;                 /* a queued operation must not wait for a synchronization */
+    bool denied;                 /* a tried lock_all lock was refused */
+    uint64_t lock_seq;           /* MPI_Win_lock call order (lazy locks keep it) */
 };
 typedef struct osc_newrma_target_t osc_newrma_target_t;
 OBJ_CLASS_DECLARATION(osc_newrma_target_t);
@@ -131,6 +156,7 @@ typedef enum {
 typedef enum {
     NEWRMA_PATH_DIRECT = 0,      /* every window buffer is in the node segment */
     NEWRMA_PATH_CMA,             /* user memory: single-copy process_vm_*v */
+    NEWRMA_PATH_AM,              /* active messages (peers off this node, or forced) */
 } osc_newrma_path_t;
 
 struct ompi_osc_newrma_module_t {
@@ -189,6 +215,23 @@ struct ompi_osc_newrma_module_t {
     int64_t completes_expected;
 
     opal_mutex_t lock;                   /* serializes epoch changes */
+
+    /* active-message path (osc_newrma_am_*.c), all under the AM lock */
+    uint32_t am_id;                      /* window id in packets */
+    char *am_base;                       /* this process's window memory */
+    void *am_owned;                      /* ... when the window allocated it */
+    uint64_t am_size;
+    int am_disp_unit;
+    opal_free_list_t am_ops;             /* window-local pool of operation elements */
+    unsigned int am_targets_local;       /* target elements taken from the window's share */
+    struct osc_newrma_peer_cache_t *am_peers;   /* remote sizes, direct-mapped */
+    uint64_t am_info_replies;            /* answers to INFO so far (waiters watch it) */
+    uint64_t am_lock_calls;              /* MPI_Win_lock calls so far (lock order) */
+    int am_lock_shared;                  /* target side: shared holders */
+    bool am_lock_excl;                   /* target side: exclusive holder */
+    opal_list_t am_lock_waiters;         /* target side: queued lock requests */
+    opal_hash_table_t am_origins;        /* target side: origins with work in flight */
+    int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 
@@ -248,6 +291,12 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
     }
     return osc_newrma_epoch_access_slow(module, target);
 }
+
+/* shared by both state machines (osc_newrma_sync.c) */
+void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module);
+int osc_newrma_group_to_comm_ranks(ompi_osc_newrma_module_t *module, struct ompi_group_t *group,
+                                   int **ranks_out, size_t *count_out);
+void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 
 /* qsort/bsearch comparison of ints */
 int osc_newrma_int_compare(const void *a, const void *b);

@@ -376,54 +376,108 @@ cleanup:
     return ret;
 }
 
+/* The checks every accumulate makes whatever the path: epoch, sizes (a
+ * zero-size target with a non-empty origin or result is a type mismatch,
+ * not a no-op), and a target made of one predefined type.  Fills `a`;
+ * a->n == 0 means there is nothing to do. */
+static int acc_setup(acc_t *a)
+{
+    osc_newrma_layout_t rl;
+    uint32_t prim_count;
+    ptrdiff_t lb;
+    int ret = osc_newrma_epoch_access(a->module, a->target);
+
+    a->n = 0;
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    osc_newrma_datatype_layout(a->tdt, a->tcount, &a->tl);
+    if (!is_no_op(a)) {
+        osc_newrma_datatype_layout(a->origin_dt, a->origin_count, &a->ol);
+        if (a->ol.bytes != a->tl.bytes) {
+            return MPI_ERR_TYPE;
+        }
+    }
+    if (NULL != a->result_addr) {
+        osc_newrma_datatype_layout(a->result_dt, a->result_count, &rl);
+        if (rl.bytes != a->tl.bytes) {
+            return MPI_ERR_TYPE;
+        }
+    }
+    if (0 == a->tl.bytes) {
+        return OMPI_SUCCESS;
+    }
+    /* Open MPI leaves the output unset when the type is not made of one
+     * predefined type */
+    a->basic = NULL;
+    ret = ompi_osc_base_get_primitive_type_info(a->tdt, &a->basic, &prim_count);
+    if (OMPI_SUCCESS != ret || NULL == a->basic || 0 == prim_count) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(a->basic, &a->esize);
+    ompi_datatype_get_extent(a->basic, &lb, &a->eextent);
+    a->n = a->tl.bytes / a->esize;
+    return OMPI_SUCCESS;
+}
+
+int osc_newrma_acc_validate(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                            struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                            struct ompi_datatype_t *result_dt, int target, int target_count,
+                            struct ompi_datatype_t *target_dt, struct ompi_op_t *op, size_t *bytes)
+{
+    acc_t a = { .module = osc_newrma_module(win), .target = target, .op = op,
+                .origin_addr = origin_addr, .origin_count = origin_count, .origin_dt = origin_dt,
+                .result_addr = result_addr, .result_count = result_count, .result_dt = result_dt,
+                .tcount = target_count, .tdt = target_dt };
+    int ret = acc_setup(&a);
+
+    *bytes = a.n * a.esize;
+    return ret;
+}
+
+int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_datatype_t *target_dt,
+                                const void *packed_origin, size_t bytes, struct ompi_op_t *op,
+                                void *packed_result)
+{
+    acc_t a = { .op = op, .origin_addr = packed_origin, .origin_count = (int) bytes,
+                .origin_dt = &ompi_mpi_packed.dt, .result_addr = packed_result,
+                .result_count = (int) bytes, .result_dt = &ompi_mpi_packed.dt,
+                .tcount = target_count, .tdt = target_dt };
+    uint32_t prim_count;
+    ptrdiff_t lb;
+
+    osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
+    osc_newrma_datatype_layout(&ompi_mpi_packed.dt, (int) bytes, &a.ol);
+    if (0 == a.tl.bytes) {
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS != ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count)
+        || NULL == a.basic) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(a.basic, &a.esize);
+    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
+    a.n = a.tl.bytes / a.esize;
+    return acc_combine_locked(&a, target);
+}
+
 int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
                               struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
                               struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
                               int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_layout_t rl;
     struct iovec single, *runs = NULL;
     size_t nruns = 0;
-    uint32_t prim_count;
-    ptrdiff_t lb;
     acc_t a = { .module = module, .target = target, .op = op,
                 .origin_addr = origin_addr, .origin_count = origin_count, .origin_dt = origin_dt,
                 .result_addr = result_addr, .result_count = result_count, .result_dt = result_dt,
                 .tcount = target_count, .tdt = target_dt };
-    int ret = osc_newrma_epoch_access(module, target);
+    int ret = acc_setup(&a);
 
-    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+    if (OMPI_SUCCESS != ret || 0 == a.n) {
         return ret;
     }
-    /* sizes first: a zero-size target with a non-empty origin or result is
-     * a type mismatch, not a no-op */
-    osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
-    if (!is_no_op(&a)) {
-        osc_newrma_datatype_layout(origin_dt, origin_count, &a.ol);
-        if (a.ol.bytes != a.tl.bytes) {
-            return MPI_ERR_TYPE;
-        }
-    }
-    if (NULL != result_addr) {
-        osc_newrma_datatype_layout(result_dt, result_count, &rl);
-        if (rl.bytes != a.tl.bytes) {
-            return MPI_ERR_TYPE;
-        }
-    }
-    if (0 == a.tl.bytes) {
-        return OMPI_SUCCESS;
-    }
-    /* the target must be made of one predefined type (Open MPI leaves the
-     * output unset when it is not) */
-    a.basic = NULL;
-    ret = ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count);
-    if (OMPI_SUCCESS != ret || NULL == a.basic || 0 == prim_count) {
-        return MPI_ERR_TYPE;
-    }
-    ompi_datatype_type_size(a.basic, &a.esize);
-    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
-    a.n = a.tl.bytes / a.esize;
     /* the target buffer, range checked */
     if (NEWRMA_PATH_DIRECT == module->path) {
         char *local;
@@ -456,7 +510,7 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
 
 /* MPI allows compare-and-swap on integer, logical, byte (and
  * multi-language) types: exactly those valid for MPI_BOR or MPI_LAND. */
-static bool cas_type_ok(struct ompi_datatype_t *dt)
+bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt)
 {
     char *msg = NULL;
     bool ok = ompi_op_is_valid(&ompi_mpi_op_bor.op, dt, &msg, "MPI_Compare_and_swap");
@@ -479,7 +533,7 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    if (!ompi_datatype_is_predefined(dt) || !cas_type_ok(dt)) {
+    if (!ompi_datatype_is_predefined(dt) || !osc_newrma_cas_type_ok(dt)) {
         return MPI_ERR_TYPE;
     }
     ompi_datatype_type_size(dt, &size);
@@ -568,20 +622,24 @@ int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct 
                                      result_dt, target, target_disp, target_count, target_dt, op);
 }
 
+/* Open MPI's MPI layer checks the op only for (get_)accumulate.  Its table
+ * has no entry for MPI_REPLACE and MPI_NO_OP, valid on any type. */
+bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt)
+{
+    char *msg = NULL;
+    bool ok = ompi_op_is_intrinsic(op)
+              && (&ompi_mpi_op_replace.op == op || &ompi_mpi_op_no_op.op == op
+                  || ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op"));
+    free(msg);
+    return ok;
+}
+
 int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
                             int target, ptrdiff_t target_disp, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    char *msg = NULL;
-
-    /* Open MPI's MPI layer checks the op only for (get_)accumulate.  Its
-     * table has no entry for MPI_REPLACE and MPI_NO_OP, valid on any type. */
-    if (!ompi_op_is_intrinsic(op)
-        || (&ompi_mpi_op_replace.op != op && &ompi_mpi_op_no_op.op != op
-            && !ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op"))) {
-        free(msg);
+    if (!osc_newrma_fop_op_ok(op, dt)) {
         return MPI_ERR_OP;
     }
-    free(msg);
     if (NEWRMA_PATH_DIRECT == osc_newrma_module(win)->path) {
         /* the common case, a counter in mapped memory: one CPU atomic */
         ompi_osc_newrma_module_t *module = osc_newrma_module(win);

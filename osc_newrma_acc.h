@@ -6,6 +6,7 @@
 #ifndef OSC_NEWRMA_ACC_H
 #define OSC_NEWRMA_ACC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ompi_win_t;
@@ -30,5 +31,21 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
                               struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
                               struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
                               int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op);
+
+/* The path-independent checks of an accumulate (epoch, sizes, one
+ * predefined target type); *bytes: the target's bytes (0: nothing to do). */
+int osc_newrma_acc_validate(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                            struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                            struct ompi_datatype_t *result_dt, int target, int target_count,
+                            struct ompi_datatype_t *target_dt, struct ompi_op_t *op, size_t *bytes);
+
+/* At a target, with the AM lock held: combine packed origin data (NULL for
+ * MPI_NO_OP) into `target`, old values packed into packed_result (or NULL). */
+int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_datatype_t *target_dt,
+                                const void *packed_origin, size_t bytes, struct ompi_op_t *op,
+                                void *packed_result);
+
+bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
+bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);
 
 #endif

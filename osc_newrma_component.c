@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_pvar.h"
 #include "opal/runtime/opal.h"
 #include "opal/util/show_help.h"
 
 #include "ompi/mca/osc/base/base.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_signal.h"
 
@@ -66,6 +68,32 @@ static void register_size(const char *name, const char *description, int level,
     (void) mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
                                            MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
+}
+
+/* MPI_T performance variables osc_newrma_packets_<kind>: packets this
+ * process sent over the transport, per kind (packets to itself not
+ * counted).  Tests read them to check the protocol's message counts. */
+static void register_packet_counters(mca_base_component_t *version)
+{
+    static const char *const kinds[NEWRMA_PKT_KINDS] = {
+        [NEWRMA_PKT_PUT] = "put", [NEWRMA_PKT_GET] = "get", [NEWRMA_PKT_ACC] = "acc",
+        [NEWRMA_PKT_GET_ACC] = "get_acc", [NEWRMA_PKT_CAS] = "cas", [NEWRMA_PKT_LOCK] = "lock",
+        [NEWRMA_PKT_SYNC] = "sync", [NEWRMA_PKT_INFO] = "info", [NEWRMA_PKT_POST] = "post",
+        [NEWRMA_PKT_GRANT] = "grant", [NEWRMA_PKT_ACK] = "ack", [NEWRMA_PKT_REPLY] = "reply",
+        [NEWRMA_PKT_INFO_REPLY] = "info_reply",
+    };
+    char name[64], description[160];
+
+    for (int k = 0 ; k < NEWRMA_PKT_KINDS ; ++k) {
+        snprintf(name, sizeof(name), "packets_%s", kinds[k]);
+        snprintf(description, sizeof(description),
+                 "Active-message packets of kind %s this process has sent to other processes", kinds[k]);
+        (void) mca_base_component_pvar_register(version, name, description, OPAL_INFO_LVL_4,
+                                                MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG,
+                                                NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+                                                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+                                                NULL, NULL, NULL, &mca_osc_newrma_component.packets_sent[k]);
+    }
 }
 
 static int component_register(void)
@@ -147,6 +175,27 @@ static int component_register(void)
         "process_vm_readv/writev (if false, newrma declines such windows on more than one process)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->use_cma);
 
+    c->force_remote = false;
+    (void) mca_base_component_var_register(version, "force_remote",
+        "Treat every peer as if it were on another node: windows (except allocate_shared) use the "
+        "active-message path over UCX, as between nodes (for testing that path on one machine, "
+        "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->force_remote);
+
+    c->progress_thread = false;
+    (void) mca_base_component_var_register(version, "progress_thread",
+        "Serve passive-target operations of the active-message path from a thread of newrma's own, "
+        "so they progress while the target computes outside MPI (otherwise they progress whenever "
+        "the target is in any MPI call)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->progress_thread);
+
+    register_uint("peer_cache",
+        "Remote window sizes and displacement units a window caches (direct-mapped by rank) for its "
+        "origin-side range checks on the active-message path; the info keys same_size and "
+        "same_disp_unit make the cache unnecessary (minimum 1)",
+        OPAL_INFO_LVL_5, 64, &c->peer_cache);
+
+    register_packet_counters(version);
     return OMPI_SUCCESS;
 }
 
@@ -189,15 +238,40 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
 
+    if (0 == c->peer_cache) {
+        c->peer_cache = 1;
+    }
     OBJ_CONSTRUCT(&c->targets, opal_free_list_t);
     ret = opal_free_list_init(&c->targets, sizeof(osc_newrma_target_t), c->cacheline,
                               OBJ_CLASS(osc_newrma_target_t), 0, 0, 16, -1, 16,
+                              NULL, 0, NULL, NULL, NULL);
+    if (OPAL_SUCCESS != ret) {
+        return ret;
+    }
+    /* the active-message path's shared state */
+    OBJ_CONSTRUCT(&c->am_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&c->loopback, opal_list_t);
+    OBJ_CONSTRUCT(&c->am_windows, opal_hash_table_t);
+    ret = opal_hash_table_init(&c->am_windows, 16);
+    if (OPAL_SUCCESS != ret) {
+        return ret;
+    }
+    OBJ_CONSTRUCT(&c->ops, opal_free_list_t);
+    ret = opal_free_list_init(&c->ops, sizeof(osc_newrma_op_t), c->cacheline, OBJ_CLASS(osc_newrma_op_t),
+                              0, 0, 0, (int) c->op_pool_global, c->op_pool_global < 16 ? (int) c->op_pool_global : 16,
                               NULL, 0, NULL, NULL, NULL);
     return OPAL_SUCCESS == ret ? OMPI_SUCCESS : ret;
 }
 
 static int component_finalize(void)
 {
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+
+    osc_newrma_am_fini();
+    OBJ_DESTRUCT(&c->ops);
+    OBJ_DESTRUCT(&c->am_windows);
+    OPAL_LIST_DESTRUCT(&c->loopback);
+    OBJ_DESTRUCT(&c->am_lock);
     osc_newrma_signal_fini();
     OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
     opal_output_close(mca_osc_newrma_component.output);
@@ -212,8 +286,15 @@ static int component_finalize(void)
 /* Why newrma cannot serve a window, or NULL if it can. */
 static const char *cannot_serve(struct ompi_communicator_t *comm, int flavor)
 {
-    if (ompi_group_have_remote_peers(comm->c_local_group)) {
-        return "the communicator spans more than one node (the off-node path is not built yet)";
+    bool remote = mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group);
+
+    if (MPI_WIN_FLAVOR_SHARED == flavor && ompi_group_have_remote_peers(comm->c_local_group)) {
+        return "MPI_Win_allocate_shared needs every process on one node";
+    }
+    if (remote && MPI_WIN_FLAVOR_SHARED != flavor) {
+        /* the active-message path serves it, over UCX */
+        return OSC_NEWRMA_HAVE_UCX || 1 == ompi_comm_size(comm)
+            ? NULL : "peers are off this node and newrma was built without UCX";
     }
     if ((MPI_WIN_FLAVOR_CREATE == flavor || MPI_WIN_FLAVOR_DYNAMIC == flavor)
         && ompi_comm_size(comm) > 1 && !mca_osc_newrma_component.cma_usable) {

@@ -64,6 +64,9 @@ static int ensure_capacity(osc_newrma_region_t **array, size_t *capacity, size_t
  * table may be inconsistent (being reallocated or shifted). */
 static void publish_begin(ompi_osc_newrma_module_t *module)
 {
+    if (NEWRMA_PATH_AM == module->path) {
+        return;    /* no segment: targets check their own table */
+    }
     osc_newrma_peer_dyn_t *line = osc_newrma_shm_dyn(&module->shm, module->rank);
     line->generation = line->generation + 1;
     opal_atomic_wmb();
@@ -71,6 +74,9 @@ static void publish_begin(ompi_osc_newrma_module_t *module)
 
 static void publish_end(ompi_osc_newrma_module_t *module)
 {
+    if (NEWRMA_PATH_AM == module->path) {
+        return;
+    }
     osc_newrma_peer_dyn_t *line = osc_newrma_shm_dyn(&module->shm, module->rank);
     line->table_addr = (uint64_t) (uintptr_t) module->dyn.regions;
     line->count = module->dyn.count;
@@ -196,4 +202,37 @@ int osc_newrma_dyn_check_range(ompi_osc_newrma_module_t *module, int target, uin
     }
     OPAL_THREAD_UNLOCK(&module->lock);
     return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* active-message path: the origin's one-target cache is filled from a  */
+/* target's reply instead of a single-copy read                         */
+/* ------------------------------------------------------------------ */
+
+bool osc_newrma_dyn_cache_covers(ompi_osc_newrma_module_t *module, int target, uint64_t addr, size_t len)
+{
+    osc_newrma_dyn_table_t *dyn = &module->dyn;
+
+    return 0 == len || (dyn->cached_rank == target && regions_cover(dyn->cache, dyn->cache_count, addr, len));
+}
+
+void osc_newrma_dyn_cache_forget(ompi_osc_newrma_module_t *module)
+{
+    module->dyn.cached_rank = -1;
+}
+
+int osc_newrma_dyn_cache_store(ompi_osc_newrma_module_t *module, int target, const void *regions, size_t count)
+{
+    osc_newrma_dyn_table_t *dyn = &module->dyn;
+    int ret = ensure_capacity(&dyn->cache, &dyn->cache_capacity, count);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (count > 0) {
+        memcpy(dyn->cache, regions, count * sizeof(osc_newrma_region_t));
+    }
+    dyn->cache_count = count;
+    dyn->cached_rank = target;
+    return OMPI_SUCCESS;
 }

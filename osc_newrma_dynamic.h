@@ -15,6 +15,7 @@
 
 #include "ompi_config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,13 @@ int osc_newrma_dyn_detach(struct ompi_osc_newrma_module_t *module, const void *b
  * regions count as one range.  OMPI_SUCCESS or MPI_ERR_RMA_RANGE. */
 int osc_newrma_dyn_check_range(struct ompi_osc_newrma_module_t *module, int target,
                                uint64_t addr, size_t len);
+
+/* Active-message path: the origin's one-target cache of a peer's table,
+ * filled from the peer's answer (osc_newrma_am_ops.c). */
+bool osc_newrma_dyn_cache_covers(struct ompi_osc_newrma_module_t *module, int target, uint64_t addr, size_t len);
+void osc_newrma_dyn_cache_forget(struct ompi_osc_newrma_module_t *module);
+int osc_newrma_dyn_cache_store(struct ompi_osc_newrma_module_t *module, int target, const void *regions,
+                               size_t count);
 
 END_C_DECLS
 

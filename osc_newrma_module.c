@@ -19,33 +19,52 @@
 #include "opal/util/show_help.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_signal.h"
 
-/* Which table serves a window.  Memory the component allocates (allocate,
- * allocate_shared) goes in the node segment and is reached by load/store;
- * memory the user brings (create, dynamic) stays where it is and is reached
- * by single-copy syscalls. */
-static osc_newrma_path_t choose_path(int flavor)
+/* Which table serves a window.  A window with a peer off this node (or
+ * with every peer treated as remote, osc_newrma_force_remote) works by
+ * active messages; allocate_shared windows are node-local by definition.
+ * On one node, memory the component allocates (allocate, allocate_shared)
+ * goes in the node segment and is reached by load/store; memory the user
+ * brings (create, dynamic) stays where it is and is reached by single-copy
+ * syscalls. */
+static osc_newrma_path_t choose_path(int flavor, struct ompi_communicator_t *comm)
 {
+    if (MPI_WIN_FLAVOR_SHARED != flavor
+        && (mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group))) {
+        return NEWRMA_PATH_AM;
+    }
     return (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor)
         ? NEWRMA_PATH_DIRECT : NEWRMA_PATH_CMA;
 }
 
 static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
 {
-    return NEWRMA_PATH_DIRECT == path ? &ompi_osc_newrma_direct_table : &ompi_osc_newrma_cma_table;
+    static const ompi_osc_base_module_t *const tables[] = {
+        [NEWRMA_PATH_DIRECT] = &ompi_osc_newrma_direct_table,
+        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_cma_table,
+        [NEWRMA_PATH_AM] = &ompi_osc_newrma_am_table,
+    };
+    return tables[path];
 }
 
 static const char *path_name(osc_newrma_path_t path)
 {
-    return NEWRMA_PATH_DIRECT == path ? "direct load/store" : "single-copy (cma)";
+    static const char *const names[] = {
+        [NEWRMA_PATH_DIRECT] = "direct load/store",
+        [NEWRMA_PATH_CMA] = "single-copy (cma)",
+        [NEWRMA_PATH_AM] = "active messages",
+    };
+    return names[path];
 }
 
 /* Release whatever creation got to; safe on a partly built module. */
 static void module_destroy(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_signal_window_remove(module);
+    osc_newrma_am_window_fini(module);
     osc_newrma_shm_detach(&module->shm);
     osc_newrma_slots_fini(module);
     osc_newrma_dyn_fini(&module->dyn);
@@ -126,6 +145,32 @@ static void *segment_window_base(ompi_osc_newrma_module_t *module, int rank)
     return module->shm.base + peer->data_offset;
 }
 
+/* The node path: the segment (with the window memory of allocate flavors)
+ * and its signals. */
+static int node_segment_init(ompi_osc_newrma_module_t *module, void **base, size_t size, int disp_unit,
+                             osc_newrma_peer_input_t **peers, uint64_t **probes)
+{
+    int flavor = module->flavor;
+    int ret;
+
+    ret = gather_peer_inputs(module, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
+                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, peers, probes);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (NEWRMA_PATH_CMA == module->path && module->size > 1) {
+        ret = check_cma_reach(module, *peers, *probes);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    ret = osc_newrma_shm_attach(module, *peers);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return osc_newrma_signal_window_add(module);
+}
+
 int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,
                                   int disp_unit, struct ompi_communicator_t *comm,
                                   struct opal_info_t *info, int flavor, int *model)
@@ -143,7 +188,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     osc_newrma_dyn_init(&module->dyn);
     module->win = win;
     module->flavor = flavor;
-    module->path = choose_path(flavor);
+    module->path = choose_path(flavor, comm);
     module->state = NEWRMA_WIN_NONE;
     memcpy(&module->super, path_table(module->path), sizeof(module->super));
     win->w_osc_module = &module->super;
@@ -174,26 +219,16 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    ret = gather_peer_inputs(module, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
-                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, &peers, &probes);
+    if (NEWRMA_PATH_AM == module->path) {
+        ret = osc_newrma_am_window_init(module, base, size, disp_unit);
+    } else {
+        ret = node_segment_init(module, base, size, disp_unit, &peers, &probes);
+    }
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    if (NEWRMA_PATH_CMA == module->path && module->size > 1) {
-        ret = check_cma_reach(module, peers, probes);
-        if (OMPI_SUCCESS != ret) {
-            goto error;
-        }
-    }
-    ret = osc_newrma_shm_attach(module, peers);
-    if (OMPI_SUCCESS != ret) {
-        goto error;
-    }
-    ret = osc_newrma_signal_window_add(module);
-    if (OMPI_SUCCESS != ret) {
-        goto error;
-    }
-    /* rank 0 has filled the segment's read-only parts: publish them */
+    /* rank 0 has filled the segment's read-only parts, every process has
+     * registered the window for incoming packets: publish */
     if (module->size > 1) {
         ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
         if (OMPI_SUCCESS != ret) {
@@ -249,7 +284,10 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
     *size = 0;
     *disp_unit = 0;
     *(void **) baseptr = NULL;
-    if (MPI_WIN_FLAVOR_SHARED != module->flavor && MPI_WIN_FLAVOR_ALLOCATE != module->flavor) {
+    /* allocate windows on one node live in the segment too and can say
+     * where; windows of the active-message path have no shared memory */
+    if (MPI_WIN_FLAVOR_SHARED != module->flavor
+        && (MPI_WIN_FLAVOR_ALLOCATE != module->flavor || NEWRMA_PATH_AM == module->path)) {
         return MPI_ERR_RMA_FLAVOR;
     }
     if (MPI_PROC_NULL == rank) {

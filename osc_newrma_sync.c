@@ -44,7 +44,7 @@ static void fence_granted(ompi_osc_newrma_module_t *module)
 
 /* A fence that no RMA call followed opens no real epoch: the design lets any
  * other synchronization take the window straight from there. */
-static void close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
+void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
 {
     if (in_fence_epoch(module) && !module->fence_epoch_used) {
         fence_granted(module);
@@ -134,8 +134,8 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
 /* ------------------------------------------------------------------ */
 
 /* Translate a group to sorted ranks of the window's communicator. */
-static int group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *group,
-                               int **ranks_out, size_t *count_out)
+int osc_newrma_group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *group,
+                                   int **ranks_out, size_t *count_out)
 {
     int count = ompi_group_size(group);
     int *in = NULL, *out = NULL;
@@ -175,7 +175,7 @@ cleanup:
     return ret;
 }
 
-static void start_group_clear(ompi_osc_newrma_module_t *module)
+void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module)
 {
     free(module->start_ranks);
     module->start_ranks = NULL;
@@ -187,18 +187,18 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
-    close_unused_fence_epoch(module);
+    osc_newrma_close_unused_fence_epoch(module);
     if (NEWRMA_WIN_NONE != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
+    ret = osc_newrma_group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
     if (!(assert & MPI_MODE_NOCHECK)) {
         ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
         if (OMPI_SUCCESS != ret) {
-            start_group_clear(module);
+            osc_newrma_start_group_clear(module);
             return ret;
         }
     } else {
@@ -217,7 +217,7 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
     }
     /* operations are complete already; tell each target (MEM_SYNC inside) */
     osc_newrma_complete_signal(module, module->start_ranks, module->start_count);
-    start_group_clear(module);
+    osc_newrma_start_group_clear(module);
     module->state = NEWRMA_WIN_NONE;
     return OMPI_SUCCESS;
 }
@@ -232,7 +232,7 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
     if (module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = group_to_comm_ranks(module, group, &origins, &count);
+    ret = osc_newrma_group_to_comm_ranks(module, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -292,7 +292,7 @@ int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_
     if (module->no_locks) {
         return MPI_ERR_RMA_SYNC;      /* the user promised not to lock */
     }
-    close_unused_fence_epoch(module);
+    osc_newrma_close_unused_fence_epoch(module);
     if (NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_PER_TARGET != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
@@ -353,7 +353,7 @@ int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
     if (module->no_locks) {
         return MPI_ERR_RMA_SYNC;
     }
-    close_unused_fence_epoch(module);
+    osc_newrma_close_unused_fence_epoch(module);
     if (NEWRMA_WIN_NONE != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
@@ -430,7 +430,7 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
 /* MPI_Win_free inside an epoch is erroneous; an unused fence epoch is fine. */
 int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module)
 {
-    close_unused_fence_epoch(module);
+    osc_newrma_close_unused_fence_epoch(module);
     if (NEWRMA_WIN_NONE != module->state || module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }

@@ -19,6 +19,18 @@ static void target_construct(osc_newrma_target_t *target)
     target->lock_type = 0;
     target->lock_assert = 0;
     target->qnode = -1;
+    /* active-message path (an element is returned with nothing queued) */
+    OBJ_CONSTRUCT(&target->pending, opal_list_t);
+    target->npending = 0;
+    target->issued = 0;
+    target->waiting = 0;
+    target->sending = 0;
+    target->acks_pending = 0;
+    target->status = OMPI_SUCCESS;
+    target->from_window_pool = false;
+    target->urgent = false;
+    target->denied = false;
+    target->lock_seq = 0;
 }
 
 OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);

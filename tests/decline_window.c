@@ -4,22 +4,59 @@
  * MPI_Win_create and MPI_Win_create_dynamic on more than one process are
  * declined; with newrma the only osc component, creation returns an error
  * (after a help message saying why) while allocate windows keep working.
+ * With every peer treated as remote (osc_newrma_force_remote=1) the same
+ * windows take the active-message path, which needs no single-copy access:
+ * then they must be served, and work.
  *
  * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_use_cma:0
  */
 #include "common.h"
 
+/* Is osc_newrma_force_remote on?  (MPI_T control variable.) */
+static int force_remote(void)
+{
+    int index, count, value = 0;
+    MPI_T_cvar_handle handle;
+    if (MPI_SUCCESS != MPI_T_cvar_get_index("osc_newrma_force_remote", &index)) return 0;
+    MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
+    MPI_T_cvar_read(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    return value;
+}
+
 int main(int argc, char **argv)
 {
+    int provided;
     test_init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    int remote = force_remote();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int64_t mem[4] = { 0 };
     MPI_Win win = MPI_WIN_NULL;
     int rc = MPI_Win_create(mem, sizeof(mem), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    CHECK(MPI_SUCCESS != rc, "MPI_Win_create was served with osc_newrma_use_cma=0");
+    if (remote) {
+        CHECK(MPI_SUCCESS == rc, "MPI_Win_create was refused on the active-message path (error %d)", rc);
+        if (MPI_SUCCESS == rc) {
+            int rank, size;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            MPI_Comm_size(MPI_COMM_WORLD, &size);
+            int64_t v = rank + 7;
+            MPI_OK(MPI_Win_fence(0, win));
+            MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, (rank + 1) % size, 1, 1, MPI_INT64_T, win));
+            MPI_OK(MPI_Win_fence(0, win));
+            CHECK(mem[1] == (rank + size - 1) % size + 7, "create window over active messages: %lld",
+                  (long long) mem[1]);
+        }
+    } else {
+        CHECK(MPI_SUCCESS != rc, "MPI_Win_create was served with osc_newrma_use_cma=0");
+    }
     if (MPI_SUCCESS == rc) MPI_Win_free(&win);
     rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    CHECK(MPI_SUCCESS != rc, "MPI_Win_create_dynamic was served with osc_newrma_use_cma=0");
+    if (remote) {
+        CHECK(MPI_SUCCESS == rc, "MPI_Win_create_dynamic was refused on the active-message path (error %d)", rc);
+    } else {
+        CHECK(MPI_SUCCESS != rc, "MPI_Win_create_dynamic was served with osc_newrma_use_cma=0");
+    }
     if (MPI_SUCCESS == rc) MPI_Win_free(&win);
 
     /* the job goes on: an allocate window works */
@@ -35,5 +72,6 @@ int main(int argc, char **argv)
     CHECK(*(int64_t *) tw.mem == (rank + size - 1) % size + 100, "allocate window after the refusals: %lld",
           (long long) *(int64_t *) tw.mem);
     test_win_free(&tw);
+    MPI_T_finalize();
     return test_finalize("decline_window");
 }

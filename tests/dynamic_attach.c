@@ -84,8 +84,10 @@ static void many_regions(void)
     /* write into the first and the last region */
     for (int k = 0; k < REG_ELEMS; ++k) out[k] = -reg_value(rank, 0, k);
     MPI_OK(MPI_Put(out, REG_ELEMS, MPI_INT64_T, right, rbase, REG_ELEMS, MPI_INT64_T, win));
-    for (int k = 0; k < REG_ELEMS; ++k) out[k] = -reg_value(rank, NREG - 1, k);
-    MPI_OK(MPI_Put(out, REG_ELEMS, MPI_INT64_T, right,
+    /* a second buffer: the first put's may not change before the epoch ends */
+    int64_t out_last[REG_ELEMS];
+    for (int k = 0; k < REG_ELEMS; ++k) out_last[k] = -reg_value(rank, NREG - 1, k);
+    MPI_OK(MPI_Put(out_last, REG_ELEMS, MPI_INT64_T, right,
                    rbase + (MPI_Aint) ((NREG - 1) * REG_STRIDE * sizeof(int64_t)), REG_ELEMS, MPI_INT64_T, win));
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_Barrier(MPI_COMM_WORLD);

@@ -247,8 +247,9 @@ static void lock_in_used_fence_epoch(int flavor)
     MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock_all(MPI_MODE_NOCHECK, tw.win));
     MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_start(to, MPI_MODE_NOCHECK, tw.win));
     /* still in the fence epoch: another operation is fine */
-    out = value(rank, 6);
-    MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ + 1), 1, MPI_INT64_T, tw.win));
+    /* a second buffer: the first put's may not change before the epoch ends */
+    int64_t out2 = value(rank, 6);
+    MPI_OK(MPI_Put(&out2, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ + 1), 1, MPI_INT64_T, tw.win));
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
     volatile int64_t *mine = tw.mem;
     CHECK(mine[SLOT_SEQ] == value(left, 5) && mine[SLOT_SEQ + 1] == value(left, 6),

@@ -19,7 +19,10 @@
  * windows), which needs the target to progress, rank 0 calls MPI_Iprobe in
  * its loop; newrma (and osc/sm) are held to a loop without MPI.
  *
- * newrma-test: np=2,3,4
+ * Between nodes (and with osc_newrma_force_remote) newrma's packets are
+ * served by its progress thread, which this test turns on.
+ *
+ * newrma-test: np=2,3,4 mca=osc_newrma_progress_thread:1
  */
 #include "common.h"
 

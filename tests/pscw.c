@@ -93,13 +93,16 @@ static void run(int flavor)
     /* ---- all-to-all ---- */
     MPI_OK(MPI_Win_post(gall, 0, tw.win));
     MPI_OK(MPI_Win_start(gall, 0, tw.win));
+    /* one origin buffer per target: none may change before the epoch ends */
+    int64_t *s_all = malloc(sizeof(int64_t) * SLOT * (size_t) size);
     for (int k = 0; k < size; ++k) {
         int t = all[k];
-        int64_t s[SLOT];
+        int64_t *s = s_all + (size_t) t * SLOT;
         for (int i = 0; i < SLOT; ++i) s[i] = pattern(10, rank, t, i);
         MPI_OK(MPI_Put(s, SLOT, MPI_INT64_T, t, test_disp(&tw, t, rank * SLOT, u), SLOT, MPI_INT64_T, tw.win));
     }
     MPI_OK(MPI_Win_complete(tw.win));
+    free(s_all);
     MPI_OK(MPI_Win_wait(tw.win));
     for (int o = 0; o < size; ++o)
         for (int i = 0; i < SLOT; ++i)

@@ -102,9 +102,11 @@ static void epoch(test_win_t *tw, MPI_Comm wcomm, int e, int (*acc)(int, int, in
     mine[W_INFO] = info(e, me);
     MPI_OK(MPI_Win_post(gpost, 0, tw->win));
     MPI_OK(MPI_Win_start(gstart, 0, tw->win));
+    /* one origin buffer per target: none may change before the epoch ends */
+    int64_t *src_all = malloc(sizeof(int64_t) * SLOT * (size_t) n);
     for (int t = 0; t < n; ++t) {
         if (!acc(me, t, variant)) continue;
-        int64_t src[SLOT];
+        int64_t *src = src_all + (size_t) t * SLOT;
         for (int i = 0; i < SLOT; ++i) src[i] = pattern(e, me, t, i);
         MPI_OK(MPI_Put(src, SLOT, MPI_INT64_T, t, test_disp(tw, t, W_SLOT(me), sizeof(int64_t)), SLOT, MPI_INT64_T,
                        tw->win));
@@ -112,6 +114,7 @@ static void epoch(test_win_t *tw, MPI_Comm wcomm, int e, int (*acc)(int, int, in
                        tw->win));
     }
     MPI_OK(MPI_Win_complete(tw->win));
+    free(src_all);
     for (int t = 0; t < n; ++t)
         if (acc(me, t, variant))
             CHECK(got[t] == info(e, t), "%s: %s epoch %d: info of target %d is %lld, expected %lld", fn, phase, e, t,

@@ -1,0 +1,426 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the epoch state machine of the active-message path
+ * (mpich-new-rma-design.txt, the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH
+ * algorithms over messages).  The legality rules and window states are the
+ * ones of osc_newrma_sync.c; what differs is how an epoch ends: each target
+ * element is completed (osc_newrma_am_target_complete) with the closing
+ * synchronization riding on its last operation.
+ *
+ *   fence        FLUSH to every target touched, wait for the acks, barrier
+ *   post         one POST packet per origin of the group (none with NOCHECK)
+ *   start        nothing: operations to a target wait for its post
+ *   complete     RMA_DONE to every target of the group, counted by the target
+ *   wait/test    the target's count of RMA_DONEs reaches its groups' sizes
+ *   lock         nothing (lazy): LOCK_CALLED until an operation needs it
+ *   unlock       UNLOCK on the last operation (or the single-op packet); no
+ *                packet at all if nothing was done
+ *   lock_all     nothing: each target is locked lazily, per target
+ *   flush        FLUSH on the last operation, wait for the ack
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "osc_newrma.h"
+#include "osc_newrma_am.h"
+
+/* Locking ourselves is not lazy: the program may load and store its own
+ * window memory as soon as the call returns, so the lock must be held by
+ * then.  AM lock held. */
+static int lock_self_now(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
+{
+    int ret = osc_newrma_am_send_lock(module, t);
+
+    while (OMPI_SUCCESS == ret && NEWRMA_LOCK_GRANTED != t->lock_state) {
+        osc_newrma_am_progress_once();
+    }
+    return ret;
+}
+
+/* A new epoch may see regions attached or detached since the last one: a
+ * dynamic window's cached copy of a target's regions is asked for again
+ * (once per epoch and target accessed), so a detached region is refused at
+ * the call. */
+static void epoch_opens(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_dyn_cache_forget(module);
+}
+
+static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
+{
+    return NEWRMA_WIN_PER_TARGET == module->state || module->state >= NEWRMA_WIN_LOCK_ALL_CALLED;
+}
+
+/* The synchronization that closes a target's part of the current epoch. */
+typedef uint8_t (*closing_fn_t)(const osc_newrma_target_t *t);
+
+static uint8_t close_by_flush(const osc_newrma_target_t *t) { (void) t; return NEWRMA_PF_FLUSH; }
+static uint8_t closed_already(const osc_newrma_target_t *t) { (void) t; return 0; }
+static uint8_t close_by_unlock(const osc_newrma_target_t *t)
+{
+    return t->lock_assert ? NEWRMA_PF_FLUSH : NEWRMA_PF_UNLOCK;   /* NOCHECK took no lock */
+}
+
+/* Complete every target element of the window: issue all (so targets work
+ * in parallel), then wait for all; free them if `release`.  AM lock held. */
+static int complete_all(ompi_osc_newrma_module_t *module, closing_fn_t closing, bool release)
+{
+    int ret = OMPI_SUCCESS;
+
+    for (int pass = 0 ; pass < 2 ; ++pass) {
+        for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
+            osc_newrma_target_t *t, *next;
+            OPAL_LIST_FOREACH_SAFE(t, next, &module->slots[s], osc_newrma_target_t) {
+                int r = 0 == pass ? osc_newrma_am_target_complete(module, t, closing(t), false)
+                                  : osc_newrma_am_target_complete(module, t, 0, true);
+                if (OMPI_SUCCESS == ret) {
+                    ret = r;
+                }
+                if (1 == pass && release) {
+                    osc_newrma_am_target_release(module, t);
+                }
+            }
+        }
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* FENCE                                                               */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_am_fence(int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret, barrier;
+
+    osc_newrma_am_enter();
+    if ((NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_FENCE_GRANTED != module->state)
+        || module->exposure_active) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    /* our operations are done at their targets ... */
+    ret = complete_all(module, close_by_flush, true);
+    osc_newrma_am_leave();
+    /* ... and, after the barrier, everyone's are done at us */
+    barrier = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    module->fence_epoch_used = false;
+    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
+    epoch_opens(module);
+    return OMPI_SUCCESS != ret ? ret : barrier;
+}
+
+/* ------------------------------------------------------------------ */
+/* POST / START / COMPLETE / WAIT / TEST                               */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_POST, .sender = module->rank, .win = module->am_id };
+    int *origins = NULL;
+    size_t count = 0;
+    int ret;
+
+    if (module->exposure_active) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = osc_newrma_group_to_comm_ranks(module, group, &origins, &count);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    osc_newrma_am_enter();
+    for (size_t i = 0 ; i < count && OMPI_SUCCESS == ret && !(assert & MPI_MODE_NOCHECK) ; ++i) {
+        ret = osc_newrma_am_send_control(module, origins[i], &hdr, NULL, 0);
+    }
+    if (OMPI_SUCCESS == ret) {
+        module->completes_expected += (int64_t) count;
+        module->exposure_active = true;
+    }
+    osc_newrma_am_leave();
+    free(origins);
+    return ret;
+}
+
+/* A target's post: remembered until our complete consumes it; operations
+ * queued for that target go out now. */
+void osc_newrma_am_post_arrived(ompi_osc_newrma_module_t *module, int from)
+{
+    osc_newrma_target_t *t;
+
+    if (module->posts_seen_count == module->posts_seen_capacity) {
+        size_t capacity = module->posts_seen_capacity ? 2 * module->posts_seen_capacity : 8;
+        int *grown = realloc(module->posts_seen, capacity * sizeof(int));
+        if (NULL == grown) {
+            return;
+        }
+        module->posts_seen = grown;
+        module->posts_seen_capacity = capacity;
+    }
+    module->posts_seen[module->posts_seen_count++] = from;
+    if (NEWRMA_WIN_PSCW_GRANTED == module->state && NULL != (t = osc_newrma_target_find(module, from))) {
+        osc_newrma_am_granted(module, t);
+    }
+}
+
+/* Take `from`'s post out of the list; false if it has not come yet. */
+static bool post_consume(ompi_osc_newrma_module_t *module, int from)
+{
+    for (size_t i = 0 ; i < module->posts_seen_count ; ++i) {
+        if (module->posts_seen[i] == from) {
+            module->posts_seen[i] = module->posts_seen[--module->posts_seen_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    osc_newrma_am_enter();
+    osc_newrma_close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = osc_newrma_group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
+    if (OMPI_SUCCESS == ret) {
+        module->lock_all_assert = assert & MPI_MODE_NOCHECK;    /* read by new target elements */
+        module->state = NEWRMA_WIN_PSCW_GRANTED;
+        epoch_opens(module);
+    }
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_complete(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = OMPI_SUCCESS;
+
+    osc_newrma_am_enter();
+    if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    /* every target of the group gets its RMA_DONE, once it has posted */
+    for (size_t i = 0 ; i < module->start_count ; ++i) {
+        int rank = module->start_ranks[i];
+        osc_newrma_target_t *t = osc_newrma_am_target_get(module, rank);
+        if (NULL == t) {
+            ret = OMPI_ERR_OUT_OF_RESOURCE;
+            break;
+        }
+        while (!module->lock_all_assert && !post_consume(module, rank)) {
+            osc_newrma_am_progress_once();
+        }
+        osc_newrma_am_granted(module, t);
+        int r = osc_newrma_am_target_complete(module, t, NEWRMA_PF_DONE, false);
+        ret = OMPI_SUCCESS == ret ? r : ret;
+    }
+    int r = complete_all(module, closed_already, true);
+    ret = OMPI_SUCCESS == ret ? r : ret;
+    osc_newrma_start_group_clear(module);
+    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_wait(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    osc_newrma_am_enter();
+    if (!module->exposure_active) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    while (module->am_dones < module->completes_expected) {
+        osc_newrma_am_progress_once();
+    }
+    module->exposure_active = false;
+    osc_newrma_am_leave();
+    return OMPI_SUCCESS;
+}
+
+int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    *flag = 0;
+    osc_newrma_am_enter();
+    if (!module->exposure_active) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    if (module->am_dones < module->completes_expected) {
+        osc_newrma_am_progress_once();
+    }
+    if (module->am_dones >= module->completes_expected) {
+        module->exposure_active = false;
+        *flag = 1;
+    }
+    osc_newrma_am_leave();
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* LOCK / UNLOCK / LOCK_ALL / UNLOCK_ALL                               */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_target_t *t;
+    int ret = OMPI_SUCCESS;
+
+    if (module->no_locks) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    osc_newrma_am_enter();
+    osc_newrma_close_unused_fence_epoch(module);
+    if ((NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_PER_TARGET != module->state)
+        || NULL != osc_newrma_target_find(module, target)) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    module->state = NEWRMA_WIN_PER_TARGET;
+    t = osc_newrma_am_target_get(module, target);
+    if (NULL == t) {
+        module->state = 0 == module->lock_count ? NEWRMA_WIN_NONE : NEWRMA_WIN_PER_TARGET;
+        osc_newrma_am_leave();
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* lazy: no packet until an operation needs the lock */
+    t->lock_type = lock_type;
+    t->lock_assert = assert & MPI_MODE_NOCHECK;
+    t->lock_seq = ++module->am_lock_calls;
+    t->lock_state = t->lock_assert ? NEWRMA_LOCK_GRANTED : NEWRMA_LOCK_CALLED;
+    module->lock_count++;
+    epoch_opens(module);
+    if (target == module->rank && !t->lock_assert) {
+        ret = lock_self_now(module, t);
+    }
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_target_t *t;
+    int ret;
+
+    osc_newrma_am_enter();
+    if (NEWRMA_WIN_PER_TARGET != module->state || NULL == (t = osc_newrma_target_find(module, target))) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
+    osc_newrma_am_target_release(module, t);
+    if (0 == --module->lock_count) {
+        module->state = NEWRMA_WIN_NONE;
+    }
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = OMPI_SUCCESS;
+
+    if (module->no_locks) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    osc_newrma_am_enter();
+    osc_newrma_close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE != module->state) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    /* per target and lazy: a target is locked by the first operation to it */
+    module->lock_all_assert = assert & MPI_MODE_NOCHECK;
+    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
+    epoch_opens(module);
+    if (!module->lock_all_assert) {
+        osc_newrma_target_t *self = osc_newrma_am_target_get(module, module->rank);
+        ret = NULL == self ? OMPI_ERR_OUT_OF_RESOURCE : lock_self_now(module, self);
+    }
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_unlock_all(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    osc_newrma_am_enter();
+    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED) {
+        osc_newrma_am_leave();
+        return MPI_ERR_RMA_SYNC;
+    }
+    ret = complete_all(module, close_by_unlock, true);
+    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_am_leave();
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* FLUSH family and WIN_SYNC                                           */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_am_flush(int target, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    osc_newrma_target_t *t;
+    int ret = OMPI_SUCCESS;
+
+    osc_newrma_am_enter();
+    t = osc_newrma_target_find(module, target);
+    if (!in_passive_epoch(module) || (NEWRMA_WIN_PER_TARGET == module->state && NULL == t)) {
+        ret = MPI_ERR_RMA_SYNC;
+    } else if (NULL != t) {
+        /* no element: nothing was done to that target in this epoch */
+        ret = osc_newrma_am_target_complete(module, t, NEWRMA_PF_FLUSH, true);
+    }
+    osc_newrma_am_leave();
+    return ret;
+}
+
+int osc_newrma_am_flush_all(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
+
+    osc_newrma_am_enter();
+    ret = in_passive_epoch(module) ? complete_all(module, close_by_flush, false) : MPI_ERR_RMA_SYNC;
+    osc_newrma_am_leave();
+    return ret;
+}
+
+/* Local completion needs the data of gets in and the sends done; a flush
+ * gives that (and a little more: the target's acknowledgement). */
+int osc_newrma_am_flush_local(int target, struct ompi_win_t *win)
+{
+    return osc_newrma_am_flush(target, win);
+}
+
+int osc_newrma_am_flush_local_all(struct ompi_win_t *win)
+{
+    return osc_newrma_am_flush_all(win);
+}
+
+int osc_newrma_am_sync(struct ompi_win_t *win)
+{
+    (void) win;
+    opal_atomic_mb();
+    return OMPI_SUCCESS;
+}

@@ -1,0 +1,718 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the target side of the active-message path, and the packet
+ * layer both sides share: window registration, sending (over UCX, or to
+ * ourselves through the loopback queue), dispatch of incoming packets, the
+ * target's lock queue, applying operations and replying.
+ *
+ * Completion is counted, not ordered (design, "Ordering"): a packet that
+ * carries UNLOCK, FLUSH or RMA_DONE says how many operations the origin sent
+ * since its last such packet, and the target acts on it once it has done
+ * that many.  No assumption is made about the order in which the transport
+ * delivers packets of one origin (UCX's rendezvous protocol may finish a
+ * large put after a later small one).  Every origin waits for the answer to
+ * a synchronization before it sends operations of the next segment, so the
+ * counts of two segments never mix.
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/mca/osc/base/osc_base_obj_convert.h"
+#include "ompi/op/op.h"
+#include "ompi/proc/proc.h"
+#include "opal/runtime/opal_progress.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_acc.h"
+#include "osc_newrma_am.h"
+#include "osc_newrma_datatype.h"
+#include "osc_newrma_ucx.h"
+
+/* What the target knows about one origin with work in flight. */
+typedef struct {
+    uint32_t processed;          /* operations done in the current segment */
+    uint32_t expected;           /* the segment's size, once its sync arrived */
+    uint8_t sync_flags;          /* that sync (0: not arrived yet) */
+    uint8_t lock_held;           /* 0, NEWRMA_PF_LOCK_SHARED or NEWRMA_PF_LOCK_EXCL */
+    int status;                  /* first error of the segment */
+} origin_state_t;
+
+/* A lock request that has to wait, maybe with the single operation that
+ * came with it (header and payload copied). */
+typedef struct {
+    opal_list_item_t super;
+    int origin;
+    uint8_t lock;
+    osc_newrma_am_hdr_t *packet; /* NULL for a LOCK packet */
+    size_t len;
+} lock_waiter_t;
+OBJ_CLASS_INSTANCE(lock_waiter_t, opal_list_item_t, NULL, NULL);
+
+/* A packet to ourselves. */
+typedef struct {
+    opal_list_item_t super;
+    osc_newrma_am_hdr_t hdr;
+    const void *data;
+    size_t len;
+    osc_newrma_ucx_done_fn_t done;
+    void *arg;
+} loopback_t;
+OBJ_CLASS_INSTANCE(loopback_t, opal_list_item_t, NULL, NULL);
+
+static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
+                              char *data, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* sending                                                             */
+/* ------------------------------------------------------------------ */
+
+int osc_newrma_am_send(ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
+                       const void *payload, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
+{
+    if (peer == module->rank) {
+        loopback_t *item = OBJ_NEW(loopback_t);
+        if (NULL == item) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        item->hdr = *hdr;
+        item->data = payload;
+        item->len = len;
+        item->done = done;
+        item->arg = arg;
+        opal_list_append(&mca_osc_newrma_component.loopback, &item->super);
+        return 0;
+    }
+    mca_osc_newrma_component.packets_sent[hdr->kind]++;
+    return osc_newrma_ucx_send(ompi_comm_peer_lookup(module->comm, peer), hdr, sizeof(*hdr), payload, len,
+                               done, arg);
+}
+
+bool osc_newrma_am_loopback_drain(void)
+{
+    opal_list_t *queue = &mca_osc_newrma_component.loopback;
+    bool any = false;
+    loopback_t *item;
+
+    while (NULL != (item = (loopback_t *) opal_list_remove_first(queue))) {
+        osc_newrma_am_receive(&item->hdr, sizeof(item->hdr), (void *) item->data, item->len, NULL);
+        if (NULL != item->done) {
+            item->done(item->arg, OMPI_SUCCESS);
+        }
+        OBJ_RELEASE(item);
+        any = true;
+    }
+    return any;
+}
+
+static int am_progress(void)
+{
+    int any;
+
+    if (opal_list_is_empty(&mca_osc_newrma_component.loopback)) {
+        return 0;
+    }
+    osc_newrma_am_enter();
+    any = osc_newrma_am_loopback_drain();
+    osc_newrma_am_leave();
+    return any;
+}
+
+void osc_newrma_am_progress_once(void)
+{
+    if (osc_newrma_am_loopback_drain()) {
+        return;
+    }
+    osc_newrma_am_leave();
+    opal_progress();
+    osc_newrma_am_enter();
+}
+
+/* Control packets and replies: the header (and a small payload, or a
+ * buffer the caller allocated) live until the send is done. */
+typedef struct {
+    void *owned;
+    osc_newrma_am_hdr_t hdr;
+    char data[];
+} control_t;
+
+static void control_sent(void *arg, int status)
+{
+    control_t *control = arg;
+
+    (void) status;
+    free(control->owned);
+    free(control);
+}
+
+/* Send hdr + payload; `owned` (malloc'd payload, or NULL) is freed once
+ * sent, any other payload is copied unless `borrow` (memory that outlives
+ * the send, e.g. window memory). */
+static int send_copy(ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
+                     const void *payload, size_t len, void *owned, bool borrow)
+{
+    bool copy_payload = NULL == owned && !borrow && len > 0;
+    control_t *control = malloc(sizeof(*control) + (copy_payload ? len : 0));
+    int ret;
+
+    if (NULL == control) {
+        free(owned);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    control->owned = owned;
+    control->hdr = *hdr;
+    if (copy_payload) {
+        memcpy(control->data, payload, len);
+        payload = control->data;
+    }
+    ret = osc_newrma_am_send(module, peer, &control->hdr, payload, len, control_sent, control);
+    if (1 == ret) {
+        control_sent(control, OMPI_SUCCESS);
+    }
+    return ret < 0 ? ret : OMPI_SUCCESS;
+}
+
+int osc_newrma_am_send_control(ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
+                               const void *payload, size_t len)
+{
+    return send_copy(module, peer, hdr, payload, len, NULL, false);
+}
+
+static osc_newrma_am_hdr_t reply_header(ompi_osc_newrma_module_t *module, uint8_t kind,
+                                        const osc_newrma_am_hdr_t *request)
+{
+    osc_newrma_am_hdr_t hdr = {
+        .kind = kind,
+        .sender = module->rank,
+        .win = module->am_id,
+        .cookie = NULL != request ? request->cookie : 0,
+    };
+    return hdr;
+}
+
+/* ------------------------------------------------------------------ */
+/* origins with work in flight                                         */
+/* ------------------------------------------------------------------ */
+
+static origin_state_t *origin_state(ompi_osc_newrma_module_t *module, int origin)
+{
+    void *value = NULL;
+
+    if (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&module->am_origins, (uint32_t) origin, &value)) {
+        return value;
+    }
+    value = calloc(1, sizeof(origin_state_t));
+    if (NULL != value) {
+        opal_hash_table_set_value_uint32(&module->am_origins, (uint32_t) origin, value);
+    }
+    return value;
+}
+
+/* Forget an origin that has nothing in flight (keeps the table small). */
+static void origin_state_trim(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st)
+{
+    if (0 == st->processed && 0 == st->sync_flags && 0 == st->lock_held && OMPI_SUCCESS == st->status) {
+        opal_hash_table_remove_value_uint32(&module->am_origins, (uint32_t) origin);
+        free(st);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* the lock queue                                                      */
+/* ------------------------------------------------------------------ */
+
+static bool lock_free_for(const ompi_osc_newrma_module_t *module, uint8_t lock)
+{
+    return NEWRMA_PF_LOCK_EXCL == lock ? !module->am_lock_excl && 0 == module->am_lock_shared
+                                       : !module->am_lock_excl;
+}
+
+static void lock_take(ompi_osc_newrma_module_t *module, origin_state_t *st, uint8_t lock)
+{
+    if (NEWRMA_PF_LOCK_EXCL == lock) {
+        module->am_lock_excl = true;
+    } else {
+        module->am_lock_shared++;
+    }
+    st->lock_held = lock;
+}
+
+/* The lock is ours for `origin`: run the operation that came with the
+ * request, or tell the origin. */
+static void lock_granted(ompi_osc_newrma_module_t *module, int origin, osc_newrma_am_hdr_t *packet, size_t len)
+{
+    if (NULL != packet) {
+        execute_operation(module, packet, (char *) (packet + 1), len);
+        return;
+    }
+    osc_newrma_am_hdr_t grant = reply_header(module, NEWRMA_PKT_GRANT, NULL);
+    (void) osc_newrma_am_send_control(module, origin, &grant, NULL, 0);
+}
+
+/* A request: granted at once if nobody waits before it and the lock is
+ * free for it, else queued.  Returns true if granted now. */
+static bool lock_request(ompi_osc_newrma_module_t *module, int origin, uint8_t lock,
+                         const osc_newrma_am_hdr_t *packet, const void *data, size_t len)
+{
+    origin_state_t *st = origin_state(module, origin);
+    lock_waiter_t *waiter;
+
+    if (opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock)) {
+        lock_take(module, st, lock);
+        return true;
+    }
+    waiter = OBJ_NEW(lock_waiter_t);
+    waiter->origin = origin;
+    waiter->lock = lock;
+    waiter->len = len;
+    waiter->packet = NULL;
+    if (NULL != packet) {
+        waiter->packet = malloc(sizeof(*packet) + len);
+        *waiter->packet = *packet;
+        if (len > 0) {
+            memcpy(waiter->packet + 1, data, len);
+        }
+    }
+    opal_list_append(&module->am_lock_waiters, &waiter->super);
+    return false;
+}
+
+/* Release, then grant from the head of the queue: a run of shared
+ * requests together, or one exclusive one. */
+static void lock_release(ompi_osc_newrma_module_t *module, origin_state_t *st)
+{
+    lock_waiter_t *waiter;
+
+    if (NEWRMA_PF_LOCK_EXCL == st->lock_held) {
+        module->am_lock_excl = false;
+    } else if (NEWRMA_PF_LOCK_SHARED == st->lock_held) {
+        module->am_lock_shared--;
+    }
+    st->lock_held = 0;
+    while (NULL != (waiter = (lock_waiter_t *) opal_list_get_first(&module->am_lock_waiters))
+           && &waiter->super != opal_list_get_end(&module->am_lock_waiters)
+           && lock_free_for(module, waiter->lock)) {
+        opal_list_remove_first(&module->am_lock_waiters);
+        lock_take(module, origin_state(module, waiter->origin), waiter->lock);
+        lock_granted(module, waiter->origin, waiter->packet, waiter->len);
+        free(waiter->packet);
+        OBJ_RELEASE(waiter);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* segments: counting operations against synchronizations             */
+/* ------------------------------------------------------------------ */
+
+static void segment_sync(origin_state_t *st, const osc_newrma_am_hdr_t *hdr)
+{
+    st->expected = hdr->count;
+    st->sync_flags = hdr->flags & NEWRMA_PF_SYNC;
+}
+
+/* If the segment is complete, act on its synchronization.  `reply` (a
+ * reply about to go to the origin, or NULL) carries the acknowledgement
+ * when there is one. */
+static void segment_check(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st,
+                          osc_newrma_am_hdr_t *reply)
+{
+    uint8_t flags = st->sync_flags;
+    int status = st->status;
+
+    if (0 == flags || st->processed < st->expected) {
+        return;    /* no synchronization yet, or operations still to come */
+    }
+    st->processed -= st->expected;
+    st->expected = 0;
+    st->sync_flags = 0;
+    st->status = OMPI_SUCCESS;
+    if (flags & NEWRMA_PF_DONE) {
+        module->am_dones++;
+    }
+    if (flags & (NEWRMA_PF_UNLOCK | NEWRMA_PF_FLUSH)) {
+        if (NULL != reply) {
+            reply->flags |= NEWRMA_PF_ACK;
+            if (OMPI_SUCCESS == reply->status) {
+                reply->status = status;
+            }
+        } else {
+            osc_newrma_am_hdr_t ack = reply_header(module, NEWRMA_PKT_ACK, NULL);
+            ack.status = status;
+            (void) osc_newrma_am_send_control(module, origin, &ack, NULL, 0);
+        }
+    }
+    if (flags & NEWRMA_PF_UNLOCK) {
+        lock_release(module, st);
+    }
+    origin_state_trim(module, origin, st);
+}
+
+/* ------------------------------------------------------------------ */
+/* applying operations                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Where the operation's target bytes are here, range checked. */
+static int target_address(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
+                          const osc_newrma_layout_t *layout, char **addr)
+{
+    ptrdiff_t offset = 0;
+    int ret;
+
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
+        *addr = (char *) (uintptr_t) hdr->disp;
+        if (layout->overflows) {
+            return MPI_ERR_RMA_RANGE;
+        }
+        return osc_newrma_dyn_check_range(module, module->rank, (uint64_t) hdr->disp + (uint64_t) layout->gap,
+                                          layout->span);
+    }
+    ret = osc_newrma_window_offset(hdr->disp, module->am_disp_unit, module->am_size, layout, &offset);
+    *addr = module->am_base + (OMPI_SUCCESS == ret ? offset : 0);
+    return ret;
+}
+
+/* The target side of an operation: datatype (described in the payload, or
+ * `tcount` contiguous bytes at disp x disp_unit + gap), address, then the
+ * operation itself.  Replies carry the old data of fetching operations. */
+static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
+                              char *data, size_t len)
+{
+    int origin = hdr->sender;
+    origin_state_t *st = origin_state(module, origin);
+    struct ompi_datatype_t *tdt = &ompi_mpi_byte.dt;
+    int tcount = hdr->tcount;
+    osc_newrma_am_hdr_t reply = reply_header(module, NEWRMA_PKT_REPLY, hdr);
+    bool fetching = NEWRMA_PKT_GET == hdr->kind || NEWRMA_PKT_GET_ACC == hdr->kind || NEWRMA_PKT_CAS == hdr->kind;
+    osc_newrma_layout_t tl;
+    char *addr = NULL, *out = NULL;
+    void *out_owned = NULL;
+    int ret = OMPI_SUCCESS;
+
+    if (hdr->flags & NEWRMA_PF_SYNC) {
+        segment_sync(st, hdr);
+    }
+    if (hdr->flags & NEWRMA_PF_TDESC) {
+        void *desc = data;
+        tdt = ompi_osc_base_datatype_create(ompi_comm_peer_lookup(module->comm, origin), &desc);
+        data += hdr->desc_len;
+        len -= hdr->desc_len;
+        if (NULL == tdt) {
+            ret = MPI_ERR_TYPE;
+            tdt = &ompi_mpi_byte.dt;
+        }
+    }
+    osc_newrma_datatype_layout(tdt, tcount, &tl);
+    if (OMPI_SUCCESS == ret && !(hdr->flags & NEWRMA_PF_TDESC)) {
+        tl.gap = hdr->gap;
+    }
+    if (OMPI_SUCCESS == ret) {
+        ret = target_address(module, hdr, &tl, &addr);
+    }
+    if (OMPI_SUCCESS == ret && fetching && tl.bytes > 0) {
+        /* a contiguous get replies straight from window memory */
+        if (NEWRMA_PKT_GET == hdr->kind && tl.contiguous) {
+            out = addr + tl.gap;
+        } else if (NULL == (out = out_owned = malloc(tl.bytes))) {
+            ret = OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    if (OMPI_SUCCESS == ret && tl.bytes > 0) {
+        switch (hdr->kind) {
+        case NEWRMA_PKT_PUT:
+            if (tl.contiguous) {
+                memcpy(addr + tl.gap, data, tl.bytes);
+            } else {
+                ret = ompi_datatype_sndrcv(data, (int32_t) tl.bytes, &ompi_mpi_packed.dt, addr, tcount, tdt);
+            }
+            break;
+        case NEWRMA_PKT_GET:
+            if (!tl.contiguous) {
+                ret = ompi_datatype_sndrcv(addr, tcount, tdt, out, (int32_t) tl.bytes, &ompi_mpi_packed.dt);
+            }
+            break;
+        case NEWRMA_PKT_ACC:
+        case NEWRMA_PKT_GET_ACC: {
+            ompi_op_t *op = ompi_osc_base_op_create(hdr->op);
+            ret = osc_newrma_acc_apply_packed(addr, tcount, tdt, len > 0 ? data : NULL, tl.bytes, op, out);
+            OBJ_RELEASE(op);
+            break;
+        }
+        case NEWRMA_PKT_CAS:
+            /* payload: new value, then the value to compare with */
+            memcpy(out, addr + tl.gap, tl.bytes);
+            if (0 == memcmp(out, data + tl.bytes, tl.bytes)) {
+                memcpy(addr + tl.gap, data, tl.bytes);
+            }
+            break;
+        default:
+            ret = OMPI_ERR_BAD_PARAM;
+        }
+    }
+    if (hdr->flags & NEWRMA_PF_TDESC) {
+        OMPI_DATATYPE_RELEASE(tdt);
+    }
+    if (OMPI_SUCCESS != ret && OMPI_SUCCESS == st->status) {
+        st->status = ret;
+    }
+    /* count it, then answer (the answer may carry the acknowledgement) */
+    st->processed++;
+    reply.status = ret;
+    segment_check(module, origin, st, fetching ? &reply : NULL);
+    if (fetching) {
+        size_t n = OMPI_SUCCESS == ret ? tl.bytes : 0;
+        /* old data we computed travels as is; window memory is borrowed (the
+         * origin cannot end the epoch before this reply is in) */
+        (void) send_copy(module, origin, &reply, out, n, out_owned, true);
+    }
+}
+
+/* An operation packet: lock first if it asks for it (single-op packet),
+ * else run it. */
+static void operation_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
+                              char *data, size_t len)
+{
+    uint8_t lock = hdr->flags & NEWRMA_PF_LOCK;
+
+    if (0 != lock && !lock_request(module, hdr->sender, lock, hdr, data, len)) {
+        return;    /* queued with its payload: runs when granted */
+    }
+    execute_operation(module, hdr, data, len);
+}
+
+/* A LOCK packet: queued until granted -- or, when only tried, granted now
+ * or refused (a GRANT carrying an error). */
+static void lock_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr)
+{
+    uint8_t lock = hdr->flags & NEWRMA_PF_LOCK;
+
+    if ((hdr->flags & NEWRMA_PF_TRY)
+        && !(opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock))) {
+        osc_newrma_am_hdr_t refusal = reply_header(module, NEWRMA_PKT_GRANT, NULL);
+        refusal.status = OMPI_ERR_WOULD_BLOCK;
+        (void) osc_newrma_am_send_control(module, hdr->sender, &refusal, NULL, 0);
+        return;
+    }
+    if (lock_request(module, hdr->sender, lock, NULL, NULL, 0)) {
+        lock_granted(module, hdr->sender, NULL, 0);
+    }
+}
+
+static void sync_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr)
+{
+    origin_state_t *st = origin_state(module, hdr->sender);
+
+    segment_sync(st, hdr);
+    segment_check(module, hdr->sender, st, NULL);
+}
+
+static void info_requested(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr)
+{
+    osc_newrma_am_hdr_t reply = reply_header(module, NEWRMA_PKT_INFO_REPLY, hdr);
+
+    reply.disp = module->am_disp_unit;
+    reply.gap = (int64_t) module->am_size;
+    /* a dynamic window's answer is its table of attached regions */
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
+        (void) osc_newrma_am_send_control(module, hdr->sender, &reply, module->dyn.regions,
+                                          module->dyn.count * sizeof(osc_newrma_region_t));
+        return;
+    }
+    (void) osc_newrma_am_send_control(module, hdr->sender, &reply, NULL, 0);
+}
+
+static void info_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, const void *data,
+                         size_t len)
+{
+    module->am_info_replies++;
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
+        (void) osc_newrma_dyn_cache_store(module, hdr->sender, data, len / sizeof(osc_newrma_region_t));
+        return;
+    }
+    osc_newrma_peer_cache_t *entry = &module->am_peers[(unsigned int) hdr->sender % mca_osc_newrma_component.peer_cache];
+
+    entry->disp_unit = (int) hdr->disp;
+    entry->size = (uint64_t) hdr->gap;
+    entry->rank = hdr->sender;
+}
+
+/* ------------------------------------------------------------------ */
+/* dispatch                                                            */
+/* ------------------------------------------------------------------ */
+
+static void dispatch(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, void *data, size_t len)
+{
+    switch (hdr->kind) {
+    case NEWRMA_PKT_PUT:
+    case NEWRMA_PKT_GET:
+    case NEWRMA_PKT_ACC:
+    case NEWRMA_PKT_GET_ACC:
+    case NEWRMA_PKT_CAS:
+        operation_arrived(module, hdr, data, len);
+        break;
+    case NEWRMA_PKT_LOCK:
+        lock_arrived(module, hdr);
+        break;
+    case NEWRMA_PKT_SYNC:
+        sync_arrived(module, hdr);
+        break;
+    case NEWRMA_PKT_INFO:
+        info_requested(module, hdr);
+        break;
+    case NEWRMA_PKT_INFO_REPLY:
+        info_arrived(module, hdr, data, len);
+        break;
+    case NEWRMA_PKT_POST:
+        osc_newrma_am_post_arrived(module, hdr->sender);
+        break;
+    case NEWRMA_PKT_GRANT:
+        if (OMPI_SUCCESS == hdr->status) {
+            osc_newrma_am_granted(module, osc_newrma_target_find(module, hdr->sender));
+        } else {
+            osc_newrma_am_refused(module, osc_newrma_target_find(module, hdr->sender));
+        }
+        break;
+    case NEWRMA_PKT_ACK:
+        osc_newrma_am_ack_arrived(module, hdr);
+        break;
+    case NEWRMA_PKT_REPLY:
+        osc_newrma_am_reply_arrived(hdr, data, len, NULL);
+        break;
+    default:
+        NEWRMA_VERBOSE(1, "dropped a packet of unknown kind %d", hdr->kind);
+    }
+}
+
+/* Rendezvous payloads come in a second step, into a buffer of our own
+ * (replies: into the result, osc_newrma_am_ops.c). */
+typedef struct {
+    ompi_osc_newrma_module_t *module;
+    osc_newrma_am_hdr_t hdr;
+    size_t len;
+    char data[];
+} rndv_t;
+
+static void rndv_arrived(void *arg, int status)
+{
+    rndv_t *r = arg;
+
+    if (OMPI_SUCCESS == status) {
+        dispatch(r->module, &r->hdr, r->data, r->len);
+    }
+    free(r);
+}
+
+void osc_newrma_am_receive(const void *header, size_t header_len, void *data, size_t len, void *rndv)
+{
+    const osc_newrma_am_hdr_t *hdr = header;
+    void *module;
+    rndv_t *r;
+
+    if (header_len < sizeof(*hdr)
+        || OPAL_SUCCESS != opal_hash_table_get_value_uint32(&mca_osc_newrma_component.am_windows, hdr->win, &module)) {
+        NEWRMA_VERBOSE(1, "dropped a packet for an unknown window");
+        return;
+    }
+    if (NULL == rndv) {
+        dispatch(module, hdr, data, len);
+    } else if (NEWRMA_PKT_REPLY == hdr->kind) {
+        osc_newrma_am_reply_arrived(hdr, NULL, len, rndv);
+    } else if (NULL != (r = malloc(sizeof(*r) + len))) {
+        r->module = module;
+        r->hdr = *hdr;
+        r->len = len;
+        (void) osc_newrma_ucx_recv_data(rndv, r->data, len, rndv_arrived, r);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* window life cycle                                                   */
+/* ------------------------------------------------------------------ */
+
+static bool am_progress_registered;
+
+int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, size_t size, int disp_unit)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    int ret;
+
+    module->am_id = module->comm->c_contextid;
+    module->am_size = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? 0 : size;
+    module->am_disp_unit = disp_unit;
+    OBJ_CONSTRUCT(&module->am_lock_waiters, opal_list_t);
+    OBJ_CONSTRUCT(&module->am_origins, opal_hash_table_t);
+    ret = opal_hash_table_init(&module->am_origins, 16);
+    if (OPAL_SUCCESS != ret) {
+        return ret;
+    }
+    if (MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
+        if (size > 0 && 0 != posix_memalign(&module->am_owned, c->cacheline, size)) {
+            module->am_owned = NULL;
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *base = module->am_owned;
+    }
+    module->am_base = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? NULL : *base;
+    module->am_peers = malloc(sizeof(osc_newrma_peer_cache_t) * c->peer_cache);
+    if (NULL == module->am_peers) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (unsigned int i = 0 ; i < c->peer_cache ; ++i) {
+        module->am_peers[i].rank = -1;
+    }
+    ret = osc_newrma_am_pools_init(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    osc_newrma_am_enter();
+    opal_hash_table_set_value_uint32(&c->am_windows, module->am_id, module);
+    if (!am_progress_registered) {
+        opal_progress_register(am_progress);
+        am_progress_registered = true;
+    }
+    osc_newrma_am_leave();
+    if (module->size > 1) {
+        ret = osc_newrma_ucx_connect(module->comm, osc_newrma_am_receive);
+    }
+    return ret;
+}
+
+void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
+{
+    lock_waiter_t *waiter;
+    uint32_t key;
+    void *value, *node = NULL;
+
+    if (NULL == module->am_peers) {
+        return;    /* never got that far */
+    }
+    osc_newrma_am_enter();
+    opal_hash_table_remove_value_uint32(&mca_osc_newrma_component.am_windows, module->am_id);
+    osc_newrma_am_leave();
+    osc_newrma_am_pools_fini(module);
+    while (NULL != (waiter = (lock_waiter_t *) opal_list_remove_first(&module->am_lock_waiters))) {
+        free(waiter->packet);
+        OBJ_RELEASE(waiter);
+    }
+    OBJ_DESTRUCT(&module->am_lock_waiters);
+    if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint32(&module->am_origins, &key, &value, &node)) {
+        do {
+            free(value);
+        } while (OPAL_SUCCESS == opal_hash_table_get_next_key_uint32(&module->am_origins, &key, &value, node, &node));
+    }
+    OBJ_DESTRUCT(&module->am_origins);
+    free(module->am_peers);
+    module->am_peers = NULL;
+    free(module->am_owned);
+    module->am_owned = NULL;
+}
+
+void osc_newrma_am_fini(void)
+{
+    if (am_progress_registered) {
+        opal_progress_unregister(am_progress);
+        am_progress_registered = false;
+    }
+    osc_newrma_ucx_fini();
+}
