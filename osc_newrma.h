@@ -129,6 +129,8 @@ struct osc_newrma_target_t {
     bool urgent;                 /* a queued operation must not wait for a synchronization */
     bool denied;                 /* a tried lock_all lock was refused */
     uint64_t lock_seq;           /* MPI_Win_lock call order (lazy locks keep it) */
+    bool window_locked;          /* lock_all's window protocol holds this target's lock */
+    int32_t busy;                /* threads waiting on this element (not reclaimable) */
 };
 typedef struct osc_newrma_target_t osc_newrma_target_t;
 OBJ_CLASS_DECLARATION(osc_newrma_target_t);
@@ -227,6 +229,8 @@ struct ompi_osc_newrma_module_t {
     struct osc_newrma_peer_cache_t *am_peers;   /* remote sizes, direct-mapped */
     uint64_t am_info_replies;            /* answers to INFO so far (waiters watch it) */
     uint64_t am_lock_calls;              /* MPI_Win_lock calls so far (lock order) */
+    bool am_lock_all_window;             /* lock_all uses the window protocol */
+    int am_window_answers;               /* its grants / acknowledgements so far */
     int am_lock_shared;                  /* target side: shared holders */
     bool am_lock_excl;                   /* target side: exclusive holder */
     opal_list_t am_lock_waiters;         /* target side: queued lock requests */

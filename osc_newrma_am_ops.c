@@ -155,8 +155,11 @@ static osc_newrma_target_t *reclaimable_target(ompi_osc_newrma_module_t *module)
         return NULL;
     }
     for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
-        if (!opal_list_is_empty(&module->slots[s])) {
-            return (osc_newrma_target_t *) opal_list_get_first(&module->slots[s]);
+        osc_newrma_target_t *t;
+        OPAL_LIST_FOREACH(t, &module->slots[s], osc_newrma_target_t) {
+            if (0 == t->busy) {      /* not one another thread is waiting on */
+                return t;
+            }
         }
     }
     return NULL;
@@ -186,7 +189,9 @@ static void target_initial_state(ompi_osc_newrma_module_t *module, osc_newrma_ta
     case NEWRMA_WIN_LOCK_ALL_GRANTED:
         t->lock_type = MPI_LOCK_SHARED;
         t->lock_assert = module->lock_all_assert;
-        t->lock_state = t->lock_assert ? NEWRMA_LOCK_GRANTED : NEWRMA_LOCK_CALLED;
+        t->lock_state = t->lock_assert || module->am_lock_all_window ? NEWRMA_LOCK_GRANTED : NEWRMA_LOCK_CALLED;
+        /* window protocol: the lock is the window's; closing flushes */
+        t->window_locked = module->am_lock_all_window;
         break;
     default:                     /* fence; PER_TARGET sets its own */
         t->lock_assert = MPI_MODE_NOCHECK;
@@ -217,10 +222,15 @@ osc_newrma_target_t *osc_newrma_am_target_get(ompi_osc_newrma_module_t *module, 
             target_initial_state(module, t);
             break;
         }
-        /* aggressive cleanup: complete one target and free its element */
+        /* aggressive cleanup: complete one target and free its element
+         * (unless another thread used it meanwhile: waits on it, or queued
+         * operations on it while we waited) */
         osc_newrma_target_t *victim = reclaimable_target(module);
         (void) osc_newrma_am_target_complete(module, victim, closing_sync(module, victim), true);
-        osc_newrma_am_target_release(module, victim);
+        if (0 == victim->busy && 0 == victim->npending && 0 == victim->waiting && 0 == victim->sending) {
+            osc_newrma_am_target_release(module, victim);
+        }
+        t = osc_newrma_target_find(module, rank);   /* another thread may have made it */
     }
     return t;
 }
@@ -240,7 +250,8 @@ void osc_newrma_am_target_release(ompi_osc_newrma_module_t *module, osc_newrma_t
  * flushed. */
 static uint8_t closing_sync(const ompi_osc_newrma_module_t *module, const osc_newrma_target_t *t)
 {
-    return module->state >= NEWRMA_WIN_LOCK_ALL_CALLED && !t->lock_assert ? NEWRMA_PF_UNLOCK : NEWRMA_PF_FLUSH;
+    return module->state >= NEWRMA_WIN_LOCK_ALL_CALLED && !t->lock_assert && !t->window_locked
+        ? NEWRMA_PF_UNLOCK : NEWRMA_PF_FLUSH;
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,6 +305,8 @@ void osc_newrma_am_ack_arrived(ompi_osc_newrma_module_t *module, const osc_newrm
 
     if (NULL != t) {
         acked(module, t, hdr->status);
+    } else {
+        module->am_window_answers++;     /* lock_all's window protocol */
     }
 }
 
@@ -609,15 +622,20 @@ static int target_kick(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t,
     }
 }
 
-/* Issue everything queued anywhere in the window (pool cleanup). */
+/* Issue everything queued anywhere in the window (pool cleanup); a target
+ * whose tried lock was refused waits in line now (see lock order). */
 static void issue_everything(ompi_osc_newrma_module_t *module)
 {
     for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
         osc_newrma_target_t *t;
         OPAL_LIST_FOREACH(t, &module->slots[s], osc_newrma_target_t) {
-            if (t->npending > 0) {
+            t->busy++;      /* both may wait, and other threads run meanwhile */
+            if (t->denied) {
+                (void) lock_refused(module, t);
+            } else if (t->npending > 0) {
                 (void) target_kick(module, t, true);
             }
+            t->busy--;
         }
     }
 }
@@ -625,8 +643,24 @@ static void issue_everything(ompi_osc_newrma_module_t *module)
 /* The CLEANUP step for one target: everything queued goes out with
  * sync_flags riding on the last packet; with `wait`, until every answer is
  * in.  Returns the first error the target reported. */
+static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, uint8_t sync_flags,
+                           bool wait);
+
+/* While a thread waits on a target element (the AM lock is released in
+ * progress), no other thread may reclaim it. */
 int osc_newrma_am_target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t,
                                   uint8_t sync_flags, bool wait)
+{
+    int ret;
+
+    t->busy++;
+    ret = target_complete(module, t, sync_flags, wait);
+    t->busy--;
+    return ret;
+}
+
+static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, uint8_t sync_flags,
+                           bool wait)
 {
     int ret = OMPI_SUCCESS;
 
@@ -850,12 +884,17 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     int ret;
 
     osc_newrma_am_enter();
+    /* the operation element first: getting one may make progress, during
+     * which another thread could reclaim a target element we held */
+    op = op_get(module);
     t = osc_newrma_am_target_get(module, call->target);
     if (NULL == t) {
+        op->module = module;
+        op->awaiting = 0;
+        op_return(op);
         osc_newrma_am_leave();
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    op = op_get(module);
     op->module = module;
     op->target = t;
     op->awaiting = NULL != call->result_addr ? NEWRMA_OPW_REPLY : 0;

@@ -331,6 +331,55 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     return ret;
 }
 
+/* The design's window protocol for lock_all, used when the target elements
+ * could not cover every process of the window (the per-target protocol
+ * would have to give locks back to reuse elements): every target's shared
+ * lock is taken at once, in increasing rank order -- one at a time, so the
+ * epoch never waits for a lower rank while holding a higher one, the order
+ * a program taking several exclusive locks uses too.  Targets are then
+ * GRANTED from the start; their elements may be flushed and freed at will.
+ * Grants and acknowledgements for targets without an element are counted
+ * on the window (osc_newrma_am_ops.c). */
+static bool window_protocol_needed(const ompi_osc_newrma_module_t *module)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    return (size_t) c->target_pool_local + c->target_pool_global < (size_t) module->size;
+}
+
+static int lock_all_window(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_LOCK, .flags = NEWRMA_PF_LOCK_SHARED,
+                                .sender = module->rank, .win = module->am_id };
+    int ret = OMPI_SUCCESS;
+
+    module->am_window_answers = 0;
+    for (int r = 0 ; r < module->size && OMPI_SUCCESS == ret ; ++r) {
+        ret = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
+        while (OMPI_SUCCESS == ret && module->am_window_answers <= r) {
+            osc_newrma_am_progress_once();
+        }
+    }
+    return ret;
+}
+
+/* Window protocol: release every target's lock (operations flushed first). */
+static int unlock_all_window(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_SYNC, .flags = NEWRMA_PF_UNLOCK,
+                                .sender = module->rank, .win = module->am_id, .count = 0 };
+    int ret = complete_all(module, close_by_flush, true);
+
+    module->am_window_answers = 0;
+    for (int r = 0 ; r < module->size ; ++r) {
+        int r2 = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
+        ret = OMPI_SUCCESS == ret ? r2 : ret;
+    }
+    while (module->am_window_answers < module->size) {
+        osc_newrma_am_progress_once();
+    }
+    return ret;
+}
+
 int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
@@ -345,11 +394,16 @@ int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
         osc_newrma_am_leave();
         return MPI_ERR_RMA_SYNC;
     }
-    /* per target and lazy: a target is locked by the first operation to it */
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
-    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
+    module->am_lock_all_window = !module->lock_all_assert && window_protocol_needed(module);
     epoch_opens(module);
-    if (!module->lock_all_assert) {
+    if (module->am_lock_all_window) {
+        ret = lock_all_window(module);
+    }
+    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
+    if (!module->lock_all_assert && !module->am_lock_all_window) {
+        /* per target and lazy: a target is locked by the first operation to
+         * it; ourselves at once (local loads and stores) */
         osc_newrma_target_t *self = osc_newrma_am_target_get(module, module->rank);
         ret = NULL == self ? OMPI_ERR_OUT_OF_RESOURCE : lock_self_now(module, self);
     }
@@ -367,7 +421,8 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
         osc_newrma_am_leave();
         return MPI_ERR_RMA_SYNC;
     }
-    ret = complete_all(module, close_by_unlock, true);
+    ret = module->am_lock_all_window ? unlock_all_window(module) : complete_all(module, close_by_unlock, true);
+    module->am_lock_all_window = false;
     module->state = NEWRMA_WIN_NONE;
     osc_newrma_am_leave();
     return ret;

@@ -31,6 +31,8 @@ static void target_construct(osc_newrma_target_t *target)
     target->urgent = false;
     target->denied = false;
     target->lock_seq = 0;
+    target->window_locked = false;
+    target->busy = 0;
 }
 
 OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);

@@ -7,8 +7,11 @@
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
 #   tests/run.sh --mode minimum       one mode only (default: every mode)
 #
-# Modes (newrma only): "default" and "minimum" (every slot array, queue-node
-# and ring size at its minimum MCA value: slower, must never deadlock).
+# Modes (newrma only; all by default): "default" (peers on one node:
+# direct/single-copy paths), "minimum" (every pool, slot array, queue-node
+# and ring size at its minimum MCA value: slower, must never deadlock),
+# "remote" (osc_newrma_force_remote: every peer remote, the active-message
+# path over UCX tcp on loopback) and "remote-minimum" (both).
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
@@ -39,12 +42,21 @@ while [ $# -gt 0 ]; do
 done
 
 if [ ${#modes[@]} -eq 0 ]; then
-    [ "$osc" = newrma ] && modes=(default minimum) || modes=(default)
+    [ "$osc" = newrma ] && modes=(default minimum remote remote-minimum) || modes=(default)
 fi
+# every pool, queue and table of newrma at its minimum size
+minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
+ --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
+ --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
+ --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2"
+# every peer remote: the active-message path over UCX's TCP transport on loopback
+remote_args="--mca osc_newrma_force_remote 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo"
 mode_args() {
     case "$1" in
         default) ;;
-        minimum) echo "--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1" ;;
+        minimum) echo "$minimum_args" ;;
+        remote) echo "$remote_args" ;;
+        remote-minimum) echo "$remote_args $minimum_args" ;;
         *) echo "unknown mode $1" >&2; exit 2 ;;
     esac
 }
@@ -125,10 +137,10 @@ for name in "${names[@]}"; do
         rc=$?
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
         if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then
-            printf 'PASS %-24s %-8s np=%s  %5ss\n' "$name" "$mode" "$n" "$secs"; passed=$((passed + 1))
+            printf 'PASS %-24s %-14s np=%s  %5ss\n' "$name" "$mode" "$n" "$secs"; passed=$((passed + 1))
         else
             [ $rc -eq 124 ] && why="timed out after ${timeout_s}s" || why="exit $rc"
-            printf 'FAIL %-24s %-8s np=%s  %5ss  (%s; log: %s)\n' "$name" "$mode" "$n" "$secs" "$why" "$out"
+            printf 'FAIL %-24s %-14s np=%s  %5ss  (%s; log: %s)\n' "$name" "$mode" "$n" "$secs" "$why" "$out"
             sed 's/^/    | /' "$out" | head -25
             failed=$((failed + 1))
         fi
