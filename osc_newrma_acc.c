@@ -175,7 +175,7 @@ typedef struct {
     int origin_count;
     struct ompi_datatype_t *origin_dt;
     osc_newrma_layout_t ol;
-    void *result_addr;                   /* get_accumulate's result, or NULL */
+    void *result_addr;                   /* get_accumulate's result (wanted iff result_dt) */
     int result_count;
     struct ompi_datatype_t *result_dt;
     uint64_t taddr;                      /* target buffer (local pointer or remote address) */
@@ -213,7 +213,7 @@ static int acc_combine_locked(const acc_t *a, void *target)
     char *origin = NULL, *origin_owned = NULL, *current = NULL, *current_owned = NULL;
     int ret = as_elements(a, target, a->tcount, a->tdt, &a->tl, &current, &current_owned);
 
-    if (OMPI_SUCCESS == ret && NULL != a->result_addr) {
+    if (OMPI_SUCCESS == ret && NULL != a->result_dt) {
         ret = ompi_datatype_sndrcv(current, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
                                    a->result_dt);
     }
@@ -268,7 +268,7 @@ static int acc_combine_runs(const acc_t *a, const struct iovec *runs, size_t nru
     if (!is_no_op(a)) {
         ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
     }
-    if (OMPI_SUCCESS == ret && NULL != a->result_addr) {
+    if (OMPI_SUCCESS == ret && NULL != a->result_dt) {
         old = malloc(a->n * a->esize);
         ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     }
@@ -398,7 +398,7 @@ static int acc_setup(acc_t *a)
             return MPI_ERR_TYPE;
         }
     }
-    if (NULL != a->result_addr) {
+    if (NULL != a->result_dt) {
         osc_newrma_datatype_layout(a->result_dt, a->result_count, &rl);
         if (rl.bytes != a->tl.bytes) {
             return MPI_ERR_TYPE;
@@ -441,7 +441,7 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
 {
     acc_t a = { .op = op, .origin_addr = packed_origin, .origin_count = (int) bytes,
                 .origin_dt = &ompi_mpi_packed.dt, .result_addr = packed_result,
-                .result_count = (int) bytes, .result_dt = &ompi_mpi_packed.dt,
+                .result_count = (int) bytes, .result_dt = NULL != packed_result ? &ompi_mpi_packed.dt : NULL,
                 .tcount = target_count, .tdt = target_dt };
     uint32_t prim_count;
     ptrdiff_t lb;

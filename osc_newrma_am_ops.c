@@ -805,9 +805,13 @@ static int check_range(ompi_osc_newrma_module_t *module, int target, ptrdiff_t d
 /* building operations                                                 */
 /* ------------------------------------------------------------------ */
 
-/* Everything an operation is, from the MPI call. */
+/* Everything an operation is, from the MPI call.  Whether data travels
+ * and whether a result comes back are flags, never a NULL address:
+ * MPI_BOTTOM is NULL and a legal buffer with absolute datatypes.  A result
+ * is wanted exactly when result_dt is set. */
 typedef struct {
     osc_newrma_pkt_kind_t kind;
+    bool has_data;
     const void *origin_addr;
     int origin_count;
     struct ompi_datatype_t *origin_dt;
@@ -828,8 +832,7 @@ static int build_payload(osc_newrma_op_t *op, const am_call_t *call, const osc_n
                          const osc_newrma_layout_t *tl, bool describe)
 {
     size_t desc_len = describe ? ompi_datatype_pack_description_length(call->target_dt) : 0;
-    bool data = NULL != call->origin_addr && (NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_ACC == call->kind
-                                              || NEWRMA_PKT_GET_ACC == call->kind || NEWRMA_PKT_CAS == call->kind);
+    bool data = call->has_data;
     size_t data_len = data ? (NEWRMA_PKT_CAS == call->kind ? 2 * tl->bytes : ol->bytes) : 0;
     size_t total = desc_len + data_len;
     char *buf;
@@ -897,7 +900,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     }
     op->module = module;
     op->target = t;
-    op->awaiting = NULL != call->result_addr ? NEWRMA_OPW_REPLY : 0;
+    op->awaiting = NULL != call->result_dt ? NEWRMA_OPW_REPLY : 0;
     op->request = NULL;
     op->hdr = (osc_newrma_am_hdr_t) {
         .kind = (uint8_t) call->kind,
@@ -910,7 +913,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
         .tcount = describe ? call->target_count : (int32_t) tl->bytes,
         .flags = describe ? NEWRMA_PF_TDESC : 0,
     };
-    if (NULL != call->result_addr) {
+    if (NULL != call->result_dt) {
         op->result_addr = call->result_addr;
         op->result_count = call->result_count;
         op->result_dt = call->result_dt;
@@ -977,8 +980,8 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
         call->result_addr = (void *) call->origin_addr;
         call->result_count = call->origin_count;
         call->result_dt = call->origin_dt;
-        call->origin_addr = NULL;
     }
+    call->has_data = NEWRMA_PKT_PUT == call->kind;
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -1012,12 +1015,11 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
     if (0 == bytes) {
         return call->want_request ? completed_request(request) : OMPI_SUCCESS;
     }
-    if (&ompi_mpi_op_no_op.op == call->op) {
-        call->origin_addr = NULL;      /* nothing travels but the request */
-    } else {
+    call->has_data = &ompi_mpi_op_no_op.op != call->op;   /* else only the request travels */
+    if (call->has_data) {
         osc_newrma_datatype_layout(call->origin_dt, call->origin_count, &ol);
     }
-    if (NULL != call->result_addr) {
+    if (NULL != call->result_dt) {
         call->kind = NEWRMA_PKT_GET_ACC;
     }
     return am_queue(module, call, &ol, &tl, request);
@@ -1109,7 +1111,7 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
                                int target, ptrdiff_t td, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    am_call_t call = { .kind = NEWRMA_PKT_CAS, .origin_addr = oa, .origin_count = 1, .origin_dt = dt,
+    am_call_t call = { .kind = NEWRMA_PKT_CAS, .has_data = true, .origin_addr = oa, .origin_count = 1, .origin_dt = dt,
                        .compare_addr = ca, .result_addr = ra, .result_count = 1, .result_dt = dt,
                        .target = target, .disp = td, .target_count = 1, .target_dt = dt };
     osc_newrma_layout_t tl;

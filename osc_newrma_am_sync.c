@@ -63,28 +63,46 @@ static uint8_t close_by_unlock(const osc_newrma_target_t *t)
     return t->lock_assert ? NEWRMA_PF_FLUSH : NEWRMA_PF_UNLOCK;   /* NOCHECK took no lock */
 }
 
-/* Complete every target element of the window: issue all (so targets work
- * in parallel), then wait for all; free them if `release`.  AM lock held. */
-static int complete_all(ompi_osc_newrma_module_t *module, closing_fn_t closing, bool release)
+/* Complete every target element of the window in two passes: issue all
+ * (so targets work in parallel), then wait for all, freeing them if
+ * `release`.  AM lock held. */
+static int issue_all(ompi_osc_newrma_module_t *module, closing_fn_t closing)
 {
     int ret = OMPI_SUCCESS;
 
-    for (int pass = 0 ; pass < 2 ; ++pass) {
-        for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
-            osc_newrma_target_t *t, *next;
-            OPAL_LIST_FOREACH_SAFE(t, next, &module->slots[s], osc_newrma_target_t) {
-                int r = 0 == pass ? osc_newrma_am_target_complete(module, t, closing(t), false)
-                                  : osc_newrma_am_target_complete(module, t, 0, true);
-                if (OMPI_SUCCESS == ret) {
-                    ret = r;
-                }
-                if (1 == pass && release) {
-                    osc_newrma_am_target_release(module, t);
-                }
+    for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
+        osc_newrma_target_t *t;
+        OPAL_LIST_FOREACH(t, &module->slots[s], osc_newrma_target_t) {
+            int r = osc_newrma_am_target_complete(module, t, closing(t), false);
+            ret = OMPI_SUCCESS == ret ? r : ret;
+        }
+    }
+    return ret;
+}
+
+static int wait_all(ompi_osc_newrma_module_t *module, bool release)
+{
+    int ret = OMPI_SUCCESS;
+
+    for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
+        osc_newrma_target_t *t, *next;
+        OPAL_LIST_FOREACH_SAFE(t, next, &module->slots[s], osc_newrma_target_t) {
+            int r = osc_newrma_am_target_complete(module, t, 0, true);
+            ret = OMPI_SUCCESS == ret ? r : ret;
+            if (release) {
+                osc_newrma_am_target_release(module, t);
             }
         }
     }
     return ret;
+}
+
+static int complete_all(ompi_osc_newrma_module_t *module, closing_fn_t closing, bool release)
+{
+    int ret = issue_all(module, closing);
+    int ret2 = wait_all(module, release);
+
+    return OMPI_SUCCESS != ret ? ret : ret2;
 }
 
 /* ------------------------------------------------------------------ */
@@ -362,22 +380,67 @@ static int lock_all_window(ompi_osc_newrma_module_t *module)
     return ret;
 }
 
-/* Window protocol: release every target's lock (operations flushed first). */
+static int compare_ranks(const void *a, const void *b)
+{
+    return *(const int *) a - *(const int *) b;
+}
+
+/* The ranks we hold a target element for, sorted (at most the pools'
+ * capacity: bounded, whatever the window's size).  Caller frees. */
+static int *element_ranks(const ompi_osc_newrma_module_t *module, size_t *count)
+{
+    size_t n = 0;
+    int *ranks;
+
+    for (unsigned int s = 0 ; s < module->num_slots ; ++s) {
+        n += opal_list_get_size(&module->slots[s]);
+    }
+    ranks = malloc((n > 0 ? n : 1) * sizeof(int));
+    *count = 0;
+    for (unsigned int s = 0 ; NULL != ranks && s < module->num_slots ; ++s) {
+        osc_newrma_target_t *t;
+        OPAL_LIST_FOREACH(t, &module->slots[s], osc_newrma_target_t) {
+            ranks[(*count)++] = t->rank;
+        }
+    }
+    if (NULL != ranks) {
+        qsort(ranks, *count, sizeof(int), compare_ranks);
+    }
+    return ranks;
+}
+
+/* Window protocol: targets with an element are unlocked through it (the
+ * UNLOCK rides on their last operation, as in the per-target protocol);
+ * every other one by a SYNC, whose acknowledgement is counted on the
+ * window.  All are issued before any is waited for. */
 static int unlock_all_window(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_SYNC, .flags = NEWRMA_PF_UNLOCK,
                                 .sender = module->rank, .win = module->am_id, .count = 0 };
-    int ret = complete_all(module, close_by_flush, true);
+    size_t nelements, next = 0;
+    int *with_element = element_ranks(module, &nelements);
+    int ret, ret2, syncs = 0;
 
+    if (NULL == with_element) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    ret = issue_all(module, close_by_unlock);
     module->am_window_answers = 0;
     for (int r = 0 ; r < module->size ; ++r) {
-        int r2 = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
-        ret = OMPI_SUCCESS == ret ? r2 : ret;
+        if (next < nelements && with_element[next] == r) {
+            ++next;
+            continue;
+        }
+        ret2 = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
+        ret = OMPI_SUCCESS == ret ? ret2 : ret;
+        syncs += OMPI_SUCCESS == ret2;
     }
-    while (module->am_window_answers < module->size) {
+    free(with_element);
+    ret2 = wait_all(module, true);
+    while (module->am_window_answers < syncs) {
         osc_newrma_am_progress_once();
     }
-    return ret;
+    return OMPI_SUCCESS != ret ? ret : ret2;
 }
 
 int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)

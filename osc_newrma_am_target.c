@@ -31,8 +31,12 @@
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_ucx.h"
 
+typedef struct held_op held_op_t;
+
 /* What the target knows about one origin with work in flight. */
 typedef struct {
+    held_op_t *held_head;        /* operations waiting for an earlier one's */
+    held_op_t *held_tail;        /* rendezvous payload, in the order sent */
     uint32_t processed;          /* operations done in the current segment */
     uint32_t expected;           /* the segment's size, once its sync arrived */
     uint8_t sync_flags;          /* that sync (0: not arrived yet) */
@@ -51,6 +55,20 @@ typedef struct {
 } lock_waiter_t;
 OBJ_CLASS_INSTANCE(lock_waiter_t, opal_list_item_t, NULL, NULL);
 
+/* An operation that cannot run yet: its payload is still coming (UCX
+ * rendezvous), or an earlier operation of the same origin waits for its
+ * own.  Operations of one origin run in the order they were sent, which is
+ * what MPI's default accumulate ordering (rar,raw,war,waw) asks for. */
+struct held_op {
+    held_op_t *next;
+    ompi_osc_newrma_module_t *module;
+    osc_newrma_am_hdr_t hdr;
+    bool ready;
+    int status;
+    size_t len;
+    char data[];
+};
+
 /* A packet to ourselves. */
 typedef struct {
     opal_list_item_t super;
@@ -64,6 +82,8 @@ OBJ_CLASS_INSTANCE(loopback_t, opal_list_item_t, NULL, NULL);
 
 static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
                               char *data, size_t len);
+static void operation_lost(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, int status);
+static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int status);
 
 /* ------------------------------------------------------------------ */
 /* sending                                                             */
@@ -122,9 +142,9 @@ static int am_progress(void)
 
 void osc_newrma_am_progress_once(void)
 {
-    if (osc_newrma_am_loopback_drain()) {
-        return;
-    }
+    /* Loopback packets never starve the rest: a waiter whose self packets
+     * keep coming (a refused lock retried) still needs remote progress. */
+    (void) osc_newrma_am_loopback_drain();
     osc_newrma_am_leave();
     opal_progress();
     osc_newrma_am_enter();
@@ -134,6 +154,9 @@ void osc_newrma_am_progress_once(void)
  * buffer the caller allocated) live until the send is done. */
 typedef struct {
     void *owned;
+    ompi_osc_newrma_module_t *count_for;  /* count the operation once sent */
+    int origin;
+    int status;
     osc_newrma_am_hdr_t hdr;
     char data[];
 } control_t;
@@ -142,14 +165,18 @@ static void control_sent(void *arg, int status)
 {
     control_t *control = arg;
 
-    (void) status;
+    if (NULL != control->count_for) {
+        operation_counted(control->count_for, control->origin,
+                          OMPI_SUCCESS != control->status ? control->status : status);
+    }
     free(control->owned);
     free(control);
 }
 
 /* Send hdr + payload; `owned` (malloc'd payload, or NULL) is freed once
- * sent, any other payload is copied unless `borrow` (memory that outlives
- * the send, e.g. window memory). */
+ * sent, any other payload is copied unless `borrow` (window memory: the
+ * operation it answers is counted only once the send is done, see
+ * send_borrowed). */
 static int send_copy(ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
                      const void *payload, size_t len, void *owned, bool borrow)
 {
@@ -159,17 +186,23 @@ static int send_copy(ompi_osc_newrma_module_t *module, int peer, const osc_newrm
 
     if (NULL == control) {
         free(owned);
+        if (borrow) {
+            operation_counted(module, peer, OMPI_ERR_OUT_OF_RESOURCE);
+        }
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     control->owned = owned;
+    control->count_for = borrow ? module : NULL;
+    control->origin = peer;
+    control->status = hdr->status;
     control->hdr = *hdr;
     if (copy_payload) {
         memcpy(control->data, payload, len);
         payload = control->data;
     }
     ret = osc_newrma_am_send(module, peer, &control->hdr, payload, len, control_sent, control);
-    if (1 == ret) {
-        control_sent(control, OMPI_SUCCESS);
+    if (0 != ret) {
+        control_sent(control, ret < 0 ? ret : OMPI_SUCCESS);
     }
     return ret < 0 ? ret : OMPI_SUCCESS;
 }
@@ -190,6 +223,17 @@ static osc_newrma_am_hdr_t reply_header(ompi_osc_newrma_module_t *module, uint8_
         .cookie = NULL != request ? request->cookie : 0,
     };
     return hdr;
+}
+
+static bool is_operation(uint8_t kind)
+{
+    return NEWRMA_PKT_PUT == kind || NEWRMA_PKT_GET == kind || NEWRMA_PKT_ACC == kind
+        || NEWRMA_PKT_GET_ACC == kind || NEWRMA_PKT_CAS == kind;
+}
+
+static bool is_fetching(uint8_t kind)
+{
+    return NEWRMA_PKT_GET == kind || NEWRMA_PKT_GET_ACC == kind || NEWRMA_PKT_CAS == kind;
 }
 
 /* ------------------------------------------------------------------ */
@@ -213,7 +257,8 @@ static origin_state_t *origin_state(ompi_osc_newrma_module_t *module, int origin
 /* Forget an origin that has nothing in flight (keeps the table small). */
 static void origin_state_trim(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st)
 {
-    if (0 == st->processed && 0 == st->sync_flags && 0 == st->lock_held && OMPI_SUCCESS == st->status) {
+    if (0 == st->processed && 0 == st->sync_flags && 0 == st->lock_held && OMPI_SUCCESS == st->status
+        && NULL == st->held_head) {
         opal_hash_table_remove_value_uint32(&module->am_origins, (uint32_t) origin);
         free(st);
     }
@@ -373,6 +418,45 @@ static int target_address(ompi_osc_newrma_module_t *module, const osc_newrma_am_
     return ret;
 }
 
+/* Replies at least this big travel straight from window memory: a copy
+ * would cost more than waiting for the send to finish. */
+#define NEWRMA_BORROW_MIN 8192
+
+/* One more operation of the origin's segment is done. */
+static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int status)
+{
+    origin_state_t *st = origin_state(module, origin);
+
+    if (OMPI_SUCCESS != status && OMPI_SUCCESS == st->status) {
+        st->status = status;
+    }
+    st->processed++;
+    segment_check(module, origin, st, NULL);
+}
+
+/* Count the operation, then answer it if it fetches (the answer may carry
+ * the acknowledgement of the synchronization it completes).  A reply that
+ * borrows window memory is the exception: its operation counts only once
+ * the memory has been read, so no synchronization it completes lets the
+ * window change under the send (UCX rendezvous reads it late). */
+static void operation_done(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st, bool fetching,
+                           osc_newrma_am_hdr_t *reply, int ret, const char *out, size_t n, void *out_owned)
+{
+    reply->status = ret;
+    if (fetching && NULL == out_owned && n >= NEWRMA_BORROW_MIN) {
+        (void) send_copy(module, origin, reply, out, n, NULL, true);
+        return;
+    }
+    if (OMPI_SUCCESS != ret && OMPI_SUCCESS == st->status) {
+        st->status = ret;
+    }
+    st->processed++;
+    segment_check(module, origin, st, fetching ? reply : NULL);
+    if (fetching) {
+        (void) send_copy(module, origin, reply, out, n, out_owned, false);
+    }
+}
+
 /* The target side of an operation: datatype (described in the payload, or
  * `tcount` contiguous bytes at disp x disp_unit + gap), address, then the
  * operation itself.  Replies carry the old data of fetching operations. */
@@ -384,7 +468,7 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
     struct ompi_datatype_t *tdt = &ompi_mpi_byte.dt;
     int tcount = hdr->tcount;
     osc_newrma_am_hdr_t reply = reply_header(module, NEWRMA_PKT_REPLY, hdr);
-    bool fetching = NEWRMA_PKT_GET == hdr->kind || NEWRMA_PKT_GET_ACC == hdr->kind || NEWRMA_PKT_CAS == hdr->kind;
+    bool fetching = is_fetching(hdr->kind);
     osc_newrma_layout_t tl;
     char *addr = NULL, *out = NULL;
     void *out_owned = NULL;
@@ -453,19 +537,20 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
     if (hdr->flags & NEWRMA_PF_TDESC) {
         OMPI_DATATYPE_RELEASE(tdt);
     }
-    if (OMPI_SUCCESS != ret && OMPI_SUCCESS == st->status) {
-        st->status = ret;
+    operation_done(module, origin, st, fetching, &reply, ret, out, OMPI_SUCCESS == ret ? tl.bytes : 0, out_owned);
+}
+
+/* An operation that could not even be looked at (its payload never came):
+ * counted like any other, its error reported with the synchronization. */
+static void operation_lost(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, int status)
+{
+    origin_state_t *st = origin_state(module, hdr->sender);
+    osc_newrma_am_hdr_t reply = reply_header(module, NEWRMA_PKT_REPLY, hdr);
+
+    if (hdr->flags & NEWRMA_PF_SYNC) {
+        segment_sync(st, hdr);
     }
-    /* count it, then answer (the answer may carry the acknowledgement) */
-    st->processed++;
-    reply.status = ret;
-    segment_check(module, origin, st, fetching ? &reply : NULL);
-    if (fetching) {
-        size_t n = OMPI_SUCCESS == ret ? tl.bytes : 0;
-        /* old data we computed travels as is; window memory is borrowed (the
-         * origin cannot end the epoch before this reply is in) */
-        (void) send_copy(module, origin, &reply, out, n, out_owned, true);
-    }
+    operation_done(module, hdr->sender, st, is_fetching(hdr->kind), &reply, status, NULL, 0, NULL);
 }
 
 /* An operation packet: lock first if it asks for it (single-op packet),
@@ -544,13 +629,6 @@ static void info_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_h
 static void dispatch(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, void *data, size_t len)
 {
     switch (hdr->kind) {
-    case NEWRMA_PKT_PUT:
-    case NEWRMA_PKT_GET:
-    case NEWRMA_PKT_ACC:
-    case NEWRMA_PKT_GET_ACC:
-    case NEWRMA_PKT_CAS:
-        operation_arrived(module, hdr, data, len);
-        break;
     case NEWRMA_PKT_LOCK:
         lock_arrived(module, hdr);
         break;
@@ -586,45 +664,124 @@ static void dispatch(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t
     }
 }
 
-/* Rendezvous payloads come in a second step, into a buffer of our own
- * (replies: into the result, osc_newrma_am_ops.c). */
-typedef struct {
-    ompi_osc_newrma_module_t *module;
-    osc_newrma_am_hdr_t hdr;
-    size_t len;
-    char data[];
-} rndv_t;
-
-static void rndv_arrived(void *arg, int status)
+/* Run the operations at the head of the origin's held queue whose payload
+ * is in.  The ready ones are unlinked first: running one may forget the
+ * origin's state once its queue is empty. */
+static void held_run(ompi_osc_newrma_module_t *module, origin_state_t *st)
 {
-    rndv_t *r = arg;
+    held_op_t *ready = st->held_head, *last = NULL;
+
+    while (NULL != st->held_head && st->held_head->ready) {
+        last = st->held_head;
+        st->held_head = last->next;
+    }
+    if (NULL == last) {
+        return;
+    }
+    last->next = NULL;
+    if (NULL == st->held_head) {
+        st->held_tail = NULL;
+    }
+    while (NULL != ready) {
+        held_op_t *op = ready;
+        ready = op->next;
+        if (OMPI_SUCCESS == op->status) {
+            operation_arrived(module, &op->hdr, op->data, op->len);
+        } else {
+            operation_lost(module, &op->hdr, op->status);
+        }
+        free(op);
+    }
+}
+
+static void held_payload_arrived(void *arg, int status)
+{
+    held_op_t *op = arg;
+    origin_state_t *st = origin_state(op->module, op->hdr.sender);
+
+    op->ready = true;
+    op->status = status;
+    held_run(op->module, st);
+}
+
+static void control_payload_arrived(void *arg, int status)
+{
+    held_op_t *packet = arg;
 
     if (OMPI_SUCCESS == status) {
-        dispatch(r->module, &r->hdr, r->data, r->len);
+        dispatch(packet->module, &packet->hdr, packet->data, packet->len);
     }
-    free(r);
+    free(packet);
+}
+
+/* A control packet too big to come eagerly (a dynamic window's region
+ * table): dispatched once its payload is in. */
+static void control_receive_rndv(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, size_t len,
+                                 void *rndv)
+{
+    held_op_t *packet = malloc(sizeof(*packet) + len);
+
+    if (NULL == packet) {
+        NEWRMA_VERBOSE(1, "dropped a control packet: out of memory");
+        return;
+    }
+    *packet = (held_op_t) { .module = module, .hdr = *hdr, .len = len };
+    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, packet->data, len, control_payload_arrived, packet)) {
+        free(packet);
+    }
+}
+
+/* An operation packet, its payload here (data) or still to come (rndv):
+ * it runs now unless it has to keep its place behind an earlier one. */
+static void operation_received(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, void *data,
+                               size_t len, void *rndv)
+{
+    origin_state_t *st = origin_state(module, hdr->sender);
+    held_op_t *op;
+
+    if (NULL == rndv && NULL == st->held_head) {
+        operation_arrived(module, hdr, data, len);
+        return;
+    }
+    op = malloc(sizeof(*op) + len);
+    if (NULL == op) {
+        operation_lost(module, hdr, OMPI_ERR_OUT_OF_RESOURCE);
+        return;
+    }
+    *op = (held_op_t) { .module = module, .hdr = *hdr, .ready = NULL == rndv, .status = OMPI_SUCCESS, .len = len };
+    if (NULL != st->held_tail) {
+        st->held_tail->next = op;
+    } else {
+        st->held_head = op;
+    }
+    st->held_tail = op;
+    if (NULL == rndv) {
+        memcpy(op->data, data, len);
+        return;     /* behind an operation whose payload is still coming */
+    }
+    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, op->data, len, held_payload_arrived, op)) {
+        held_payload_arrived(op, OMPI_ERROR);
+    }
 }
 
 void osc_newrma_am_receive(const void *header, size_t header_len, void *data, size_t len, void *rndv)
 {
     const osc_newrma_am_hdr_t *hdr = header;
     void *module;
-    rndv_t *r;
 
     if (header_len < sizeof(*hdr)
         || OPAL_SUCCESS != opal_hash_table_get_value_uint32(&mca_osc_newrma_component.am_windows, hdr->win, &module)) {
         NEWRMA_VERBOSE(1, "dropped a packet for an unknown window");
         return;
     }
-    if (NULL == rndv) {
+    if (is_operation(hdr->kind)) {
+        operation_received(module, hdr, data, len, rndv);
+    } else if (NULL == rndv) {
         dispatch(module, hdr, data, len);
     } else if (NEWRMA_PKT_REPLY == hdr->kind) {
         osc_newrma_am_reply_arrived(hdr, NULL, len, rndv);
-    } else if (NULL != (r = malloc(sizeof(*r) + len))) {
-        r->module = module;
-        r->hdr = *hdr;
-        r->len = len;
-        (void) osc_newrma_ucx_recv_data(rndv, r->data, len, rndv_arrived, r);
+    } else {
+        control_receive_rndv(module, hdr, len, rndv);
     }
 }
 

@@ -5,11 +5,8 @@
 #
 #   contrib/mpich-rma-suite.sh [OPTIONS] [TEST...]
 #
-#   --mode default|minimum  newrma's resources: defaults, or every slot array,
-#                           queue-node, ring and stripe count at its minimum
-#                           (--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1
-#                            --mca osc_newrma_post_ring_slots 1
-#                            --mca osc_newrma_accumulate_stripes 1)
+#   --mode MODE             default, minimum, remote or remote-minimum: the
+#                           modes of tests/run.sh (contrib/newrma-modes.sh)
 #   --osc NAME              run under --mca osc NAME instead of newrma
 #   --mca NAME VALUE        extra MCA parameter for every run (repeatable)
 #   --timeout S             per-test time limit unless the test list gives one
@@ -43,6 +40,7 @@ set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/contrib/debian-source.sh"
+. "$top/contrib/newrma-modes.sh"
 osc=newrma
 mode=default
 timeout_s=120
@@ -63,12 +61,8 @@ while [ $# -gt 0 ]; do
         *) patterns+=("$1"); shift ;;
     esac
 done
-case "$mode" in
-    default) mode_mca=() ;;
-    minimum) mode_mca=(--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1
-                       --mca osc_newrma_post_ring_slots 1 --mca osc_newrma_accumulate_stripes 1) ;;
-    *) echo "unknown mode $mode (default|minimum)" >&2; exit 2 ;;
-esac
+mode_args=$(newrma_mode_args "$mode") || exit 2
+read -r -a mode_mca <<< "$mode_args"
 [ "$osc" = newrma ] || mode_mca=()
 
 mpich_version=4.0.2

@@ -30,6 +30,13 @@
  * earlier and the UNLOCK may need a SYNC packet of its own: that is checked
  * as an upper bound.
  *
+ * When the target-element pools cannot hold one element per process
+ * (osc_newrma_target_pool_local + _global < P, as in --mode minimum),
+ * lock_all uses the design's window protocol instead: a LOCK to every
+ * other rank and a GRANT back, and at unlock_all the UNLOCK rides on the
+ * last put to each contacted rank and goes as a SYNC to the others, one ACK
+ * each.  Scenarios 0 and 5 then expect exactly that.
+ *
  * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_remote:1
  */
 #include "common.h"
@@ -61,6 +68,7 @@ static int counters_ok;
 static MPI_T_pvar_session session = MPI_T_PVAR_SESSION_NULL;
 static MPI_T_pvar_handle handles[K_COUNT];
 static int exact_piggyback;   /* scenario 3 exact (see above) */
+static int window_protocol;   /* lock_all locks every rank at once (see below) */
 
 /* ---- MPI_T ------------------------------------------------------------- */
 
@@ -276,6 +284,10 @@ static void run_flavor(int flavor)
     }
     phase_end(d);
     memset(want, 0, sizeof(want));
+    if (window_protocol) {
+        /* every rank's lock_all locks and unlocks every other rank */
+        want[K_LOCK] = want[K_SYNC] = want[K_GRANT] = want[K_ACK] = (unsigned long long) (nprocs - 1);
+    }
     snprintf(what, sizeof(what), "%s scenario 0 (operations and locks on self only)", fl);
     expect_exact(what, d, want);
 
@@ -413,7 +425,15 @@ static void run_flavor(int flavor)
         snprintf(what, sizeof(what), "%s scenario 5 (lock_all, put to %d of %d ranks from %d) as %s", fl, k,
                  nprocs, o, rank == o ? "origin" : contacted ? "contacted target" : "uncontacted rank");
         memset(want, 0, sizeof(want));
-        if (rank == o) {
+        if (window_protocol) {
+            if (rank == o) {
+                want[K_LOCK] = (unsigned long long) (nprocs - 1);
+                want[K_PUT] = (unsigned long long) k;
+                want[K_SYNC] = (unsigned long long) (nprocs - 1 - k);
+            } else {
+                want[K_GRANT] = want[K_ACK] = 1;
+            }
+        } else if (rank == o) {
             CHECK(d[K_LOCK] <= (unsigned long long) k, "%s: %llu lock packets for %d targets", what, d[K_LOCK], k);
             want[K_PUT] = (unsigned long long) k;
             want[K_LOCK] = d[K_LOCK] <= (unsigned long long) k ? d[K_LOCK] : 0;
@@ -514,10 +534,14 @@ int main(int argc, char **argv)
     {
         long long threshold = cvar_value("osc_newrma_piggyback_threshold");
         long long pool = cvar_value("osc_newrma_op_pool_local");
+        long long targets = cvar_value("osc_newrma_target_pool_local") + cvar_value("osc_newrma_target_pool_global");
         exact_piggyback = threshold >= NPUTS && pool > NPUTS;
+        window_protocol = targets < nprocs;
         if (0 == rank) {
             printf("piggyback_threshold %lld, op_pool_local %lld: scenario 3 %s\n", threshold, pool,
                    exact_piggyback ? "exact" : "with a bound on sync");
+            printf("target elements %lld for %d ranks: lock_all's %s protocol\n", targets, nprocs,
+                   window_protocol ? "window" : "per-target");
         }
     }
     if (counters_ok && nprocs >= 2 && nprocs <= 4) {

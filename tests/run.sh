@@ -7,11 +7,11 @@
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
 #   tests/run.sh --mode minimum       one mode only (default: every mode)
 #
-# Modes (newrma only; all by default): "default" (peers on one node:
-# direct/single-copy paths), "minimum" (every pool, slot array, queue-node
-# and ring size at its minimum MCA value: slower, must never deadlock),
-# "remote" (osc_newrma_force_remote: every peer remote, the active-message
-# path over UCX tcp on loopback) and "remote-minimum" (both).
+# Modes (newrma only; all by default, see contrib/newrma-modes.sh): "default"
+# (peers on one node: direct/single-copy paths), "minimum" (every pool, slot
+# array, queue-node and ring size at its minimum MCA value: slower, must
+# never deadlock), "remote" (osc_newrma_force_remote: every peer remote, the
+# active-message path over UCX tcp on loopback) and "remote-minimum" (both).
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
@@ -30,6 +30,7 @@ timeout_s=${NEWRMA_TEST_TIMEOUT:-180}
 extra_mca=()
 selected=()
 modes=()
+. "$top/contrib/newrma-modes.sh"
 while [ $# -gt 0 ]; do
     case "$1" in
         --osc) osc=$2; shift 2 ;;
@@ -42,24 +43,11 @@ while [ $# -gt 0 ]; do
 done
 
 if [ ${#modes[@]} -eq 0 ]; then
-    [ "$osc" = newrma ] && modes=(default minimum remote remote-minimum) || modes=(default)
+    # shellcheck disable=SC2206
+    [ "$osc" = newrma ] && modes=($newrma_modes) || modes=(default)
 fi
-# every pool, queue and table of newrma at its minimum size
-minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
- --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
- --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
- --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2"
-# every peer remote: the active-message path over UCX's TCP transport on loopback
-remote_args="--mca osc_newrma_force_remote 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo"
-mode_args() {
-    case "$1" in
-        default) ;;
-        minimum) echo "$minimum_args" ;;
-        remote) echo "$remote_args" ;;
-        remote-minimum) echo "$remote_args $minimum_args" ;;
-        *) echo "unknown mode $1" >&2; exit 2 ;;
-    esac
-}
+for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
+mode_args() { newrma_mode_args "$1"; }
 
 build=$top/build
 prefix=$build/install
@@ -128,12 +116,20 @@ for name in "${names[@]}"; do
         test_mca+=(--mca "${kv%%:*}" "${kv#*:}")
     done
     for mode in "${modes[@]}"; do
+    # a parameter the mode (or the command line) already sets is not repeated:
+    # Open MPI rejects one listed twice
+    run_mca=()
+    set_by_mode=" $(mode_args "$mode") ${extra_mca[*]} "
+    for ((i = 0; i < ${#test_mca[@]}; i += 3)); do
+        case "$set_by_mode" in *" ${test_mca[i+1]} "*) continue ;; esac
+        run_mca+=("${test_mca[@]:i:3}")
+    done
     for n in $test_nps; do
         out=$log/$name.np$n.$osc.$mode.log
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
         timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
-            "${extra_mca[@]}" "${test_mca[@]}" "$bindir/$name" > "$out" 2>&1
+            "${extra_mca[@]}" "${run_mca[@]}" "$bindir/$name" > "$out" 2>&1
         rc=$?
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
         if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then

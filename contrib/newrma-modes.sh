@@ -1,0 +1,24 @@
+# The run modes shared by tests/run.sh and contrib/mpich-rma-suite.sh
+# (sourced).  newrma_mode_args MODE prints the mpirun arguments of a mode:
+#   default         newrma's defaults, peers on one node (direct and
+#                   single-copy paths)
+#   minimum         every pool, slot array, queue, ring, stripe count and
+#                   cache at its minimum MCA value: slower, must never deadlock
+#   remote          osc_newrma_force_remote: every peer remote, the
+#                   active-message path over UCX's TCP transport on loopback
+#   remote-minimum  both
+newrma_modes="default minimum remote remote-minimum"
+newrma_minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
+ --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
+ --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
+ --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2"
+newrma_remote_args="--mca osc_newrma_force_remote 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo"
+newrma_mode_args() {
+    case "$1" in
+        default) ;;
+        minimum) echo "$newrma_minimum_args" ;;
+        remote) echo "$newrma_remote_args" ;;
+        remote-minimum) echo "$newrma_remote_args $newrma_minimum_args" ;;
+        *) echo "unknown mode $1 (one of: $newrma_modes)" >&2; return 2 ;;
+    esac
+}
