@@ -7,7 +7,8 @@
 #   remote          osc_newrma_force_remote: every peer remote, the
 #                   active-message path over UCX's TCP transport on loopback
 #   remote-minimum  both
-newrma_modes="default minimum remote remote-minimum"
+#   remote-sm       every peer remote, over UCX's shared-memory transports
+newrma_modes="default minimum remote remote-minimum remote-sm"
 newrma_minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
  --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
  --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
@@ -19,6 +20,7 @@ newrma_mode_args() {
         minimum) echo "$newrma_minimum_args" ;;
         remote) echo "$newrma_remote_args" ;;
         remote-minimum) echo "$newrma_remote_args $newrma_minimum_args" ;;
+        remote-sm) echo "--mca osc_newrma_force_remote 1 -x UCX_TLS=sm,self" ;;
         *) echo "unknown mode $1 (one of: $newrma_modes)" >&2; return 2 ;;
     esac
 }
