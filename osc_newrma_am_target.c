@@ -8,11 +8,11 @@
  * Completion is counted, not ordered (design, "Ordering"): a packet that
  * carries UNLOCK, FLUSH or RMA_DONE says how many operations the origin sent
  * since its last such packet, and the target acts on it once it has done
- * that many.  No assumption is made about the order in which the transport
- * delivers packets of one origin (UCX's rendezvous protocol may finish a
- * large put after a later small one).  Every origin waits for the answer to
- * a synchronization before it sends operations of the next segment, so the
- * counts of two segments never mix.
+ * that many.  Operations of one origin are applied in the order their
+ * headers arrive (UCX delivers those in order per endpoint): one whose
+ * payload is still coming by rendezvous holds the later ones behind it.
+ * Every origin waits for the answer to a synchronization before it sends
+ * operations of the next segment, so the counts of two segments never mix.
  */
 
 #include "ompi_config.h"
