@@ -418,6 +418,22 @@ static int target_address(ompi_osc_newrma_module_t *module, const osc_newrma_am_
     return ret;
 }
 
+/* What an operation's payload must hold: never trust a packet's lengths. */
+static bool payload_fits(const osc_newrma_am_hdr_t *hdr, size_t bytes, size_t len)
+{
+    switch (hdr->kind) {
+    case NEWRMA_PKT_PUT:
+        return len == bytes;
+    case NEWRMA_PKT_ACC:
+    case NEWRMA_PKT_GET_ACC:
+        return len == bytes || (0 == len && ompi_mpi_op_no_op.op.o_f_to_c_index == hdr->op);
+    case NEWRMA_PKT_CAS:
+        return len == 2 * bytes;
+    default:
+        return 0 == len;
+    }
+}
+
 /* Replies at least this big travel straight from window memory: a copy
  * would cost more than waiting for the send to finish. */
 #define NEWRMA_BORROW_MIN 8192
@@ -490,6 +506,9 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
     osc_newrma_datatype_layout(tdt, tcount, &tl);
     if (OMPI_SUCCESS == ret && !(hdr->flags & NEWRMA_PF_TDESC)) {
         tl.gap = hdr->gap;
+    }
+    if (OMPI_SUCCESS == ret && !payload_fits(hdr, tl.bytes, len)) {
+        ret = OMPI_ERR_BAD_PARAM;
     }
     if (OMPI_SUCCESS == ret) {
         ret = target_address(module, hdr, &tl, &addr);
@@ -731,6 +750,50 @@ static void control_receive_rndv(ompi_osc_newrma_module_t *module, const osc_new
     }
 }
 
+/* A large contiguous put lands straight in window memory.  It need not
+ * keep its place behind earlier operations: MPI orders accumulates only,
+ * and a put conflicting with another access of the same epoch is
+ * erroneous. */
+typedef struct {
+    ompi_osc_newrma_module_t *module;
+    int origin;
+} landing_t;
+
+static void put_landed(void *arg, int status)
+{
+    landing_t *landing = arg;
+
+    operation_counted(landing->module, landing->origin, status);
+    free(landing);
+}
+
+static bool put_in_place(ompi_osc_newrma_module_t *module, origin_state_t *st, const osc_newrma_am_hdr_t *hdr,
+                         size_t len, void *rndv)
+{
+    osc_newrma_layout_t tl;
+    landing_t *landing;
+    char *addr;
+
+    if (NEWRMA_PKT_PUT != hdr->kind || (hdr->flags & (NEWRMA_PF_TDESC | NEWRMA_PF_LOCK))) {
+        return false;
+    }
+    osc_newrma_datatype_layout(&ompi_mpi_byte.dt, hdr->tcount, &tl);
+    tl.gap = hdr->gap;
+    if (len != tl.bytes || OMPI_SUCCESS != target_address(module, hdr, &tl, &addr)
+        || NULL == (landing = malloc(sizeof(*landing)))) {
+        return false;     /* the general path reports what is wrong */
+    }
+    *landing = (landing_t) { .module = module, .origin = hdr->sender };
+    NEWRMA_VERBOSE(50, "put of %zu bytes from %d lands in place", len, hdr->sender);
+    if (hdr->flags & NEWRMA_PF_SYNC) {
+        segment_sync(st, hdr);
+    }
+    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, addr + tl.gap, len, put_landed, landing)) {
+        put_landed(landing, OMPI_ERROR);
+    }
+    return true;
+}
+
 /* An operation packet, its payload here (data) or still to come (rndv):
  * it runs now unless it has to keep its place behind an earlier one. */
 static void operation_received(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, void *data,
@@ -741,6 +804,9 @@ static void operation_received(ompi_osc_newrma_module_t *module, const osc_newrm
 
     if (NULL == rndv && NULL == st->held_head) {
         operation_arrived(module, hdr, data, len);
+        return;
+    }
+    if (NULL != rndv && put_in_place(module, st, hdr, len, rndv)) {
         return;
     }
     op = malloc(sizeof(*op) + len);
