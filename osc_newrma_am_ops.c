@@ -335,9 +335,12 @@ static void reply_done(osc_newrma_op_t *op, const osc_newrma_am_hdr_t *hdr, int 
     op_settle(op, status);
 }
 
+/* A reply whose data comes by rendezvous: straight into a contiguous
+ * result buffer, else into a buffer of ours and unpacked from there. */
 typedef struct {
     osc_newrma_op_t *op;
     osc_newrma_am_hdr_t hdr;
+    bool in_place;
     size_t len;
     char data[];
 } reply_rndv_t;
@@ -346,11 +349,19 @@ static void reply_rndv_arrived(void *arg, int status)
 {
     reply_rndv_t *r = arg;
 
-    if (OMPI_SUCCESS == status) {
+    if (OMPI_SUCCESS == status && !r->in_place) {
         status = unpack_result(r->op, r->data, r->len);
     }
     reply_done(r->op, &r->hdr, status);
     free(r);
+}
+
+static char *result_in_place(const osc_newrma_op_t *op, size_t len)
+{
+    osc_newrma_layout_t rl;
+
+    osc_newrma_datatype_layout(op->result_dt, op->result_count, &rl);
+    return rl.contiguous && rl.bytes == len ? (char *) op->result_addr + rl.gap : NULL;
 }
 
 void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, size_t len, void *rndv)
@@ -358,15 +369,14 @@ void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, siz
     osc_newrma_op_t *op = (osc_newrma_op_t *) (uintptr_t) hdr->cookie;
 
     if (NULL != rndv) {
-        reply_rndv_t *r = malloc(sizeof(*r) + len);
+        char *dst = result_in_place(op, len);
+        reply_rndv_t *r = malloc(sizeof(*r) + (NULL != dst ? 0 : len));
         if (NULL == r) {
             reply_done(op, hdr, OMPI_ERR_OUT_OF_RESOURCE);
             return;
         }
-        r->op = op;
-        r->hdr = *hdr;
-        r->len = len;
-        (void) osc_newrma_ucx_recv_data(rndv, r->data, len, reply_rndv_arrived, r);
+        *r = (reply_rndv_t) { .op = op, .hdr = *hdr, .in_place = NULL != dst, .len = len };
+        (void) osc_newrma_ucx_recv_data(rndv, NULL != dst ? dst : r->data, len, reply_rndv_arrived, r);
         return;
     }
     reply_done(op, hdr, unpack_result(op, data, len));
