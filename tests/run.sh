@@ -14,7 +14,11 @@
 # active-message path over UCX tcp on loopback) and "remote-minimum" (both).
 # Extra --mca NAME VALUE pairs apply to every run.
 #
-# A test is tests/<name>.c.  A line "newrma-test: np=2,3,4" in it limits the
+# A test is tests/<name>.c, or tests/<name>.sh: a script run as
+# "<name>.sh NP MPIRUN_ARGS..." that starts mpirun itself (for tests of how a
+# job ends, e.g. a killed rank); its MPI programs are tests/*.c marked
+# "newrma-test: helper" (compiled, never run alone).  A line
+# "newrma-test: np=2,3,4" in a test limits the
 # process counts; "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
 # "links-component" compiles it against the component's own
 # headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
@@ -71,15 +75,25 @@ export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 # ---- compile the tests -------------------------------------------------
 names=()
 if [ ${#selected[@]} -eq 0 ]; then
-    for src in "$top"/tests/*.c; do names+=("$(basename "$src" .c)"); done
+    for src in "$top"/tests/*.c "$top"/tests/*.sh; do
+        [ "$src" = "$top/tests/run.sh" ] || names+=("$(basename "$src")")
+    done
 else
     for pattern in "${selected[@]}"; do
-        for src in "$top"/tests/$pattern.c; do [ -e "$src" ] && names+=("$(basename "$src" .c)"); done
+        for src in "$top"/tests/$pattern.c "$top"/tests/$pattern.sh; do
+            [ -e "$src" ] && [ "$src" != "$top/tests/run.sh" ] && names+=("$(basename "$src")")
+        done
+    done
+    # a script's helper programs come with it
+    for src in "$top"/tests/*.c; do
+        grep -q 'newrma-test:.*helper' "$src" && names+=("$(basename "$src")")
     done
 fi
 passed=0; failed=0; skipped=0
-for name in "${names[@]}"; do
-    src=$top/tests/$name.c
+for file in "${names[@]}"; do
+    case "$file" in *.sh) continue ;; esac
+    name=${file%.c}
+    src=$top/tests/$file
     if [ ! "$bindir/$name" -nt "$src" ] || [ "$top/tests/common.h" -nt "$bindir/$name" ]; then
         internals=()
         if grep -q 'newrma-test:.*links-component' "$src"; then
@@ -97,9 +111,15 @@ for name in "${names[@]}"; do
 done
 
 # ---- run ---------------------------------------------------------------
-for name in "${names[@]}"; do
-    src=$top/tests/$name.c
-    [ -x "$bindir/$name" ] || continue
+for file in "${names[@]}"; do
+    name=${file%.*}
+    src=$top/tests/$file
+    case "$file" in
+        *.sh) runner=(bash "$src") ;;
+        *) [ -x "$bindir/$name" ] || continue
+           grep -q 'newrma-test:.*helper' "$src" && continue
+           runner=() ;;
+    esac
     test_nps=$nps
     meta_np=$(sed -n 's/.*newrma-test:.*np=\([0-9,]*\).*/\1/p' "$src" | head -1)
     if [ -n "$meta_np" ]; then
@@ -128,8 +148,13 @@ for name in "${names[@]}"; do
         out=$log/$name.np$n.$osc.$mode.log
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
-        timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
-            "${extra_mca[@]}" "${run_mca[@]}" "$bindir/$name" > "$out" 2>&1
+        if [ ${#runner[@]} -gt 0 ]; then
+            timeout -k 5 "$timeout_s" "${runner[@]}" "$n" --mca osc "$osc" $(mode_args "$mode") \
+                "${extra_mca[@]}" "${run_mca[@]}" > "$out" 2>&1
+        else
+            timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
+                "${extra_mca[@]}" "${run_mca[@]}" "$bindir/$name" > "$out" 2>&1
+        fi
         rc=$?
         secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
         if [ $rc -eq 0 ] && grep -q 'No Errors' "$out"; then

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# A rank killed with SIGKILL in the middle of a passive-target epoch (holding
+# an exclusive lock others wait for): the job ends within seconds with
+# mpirun reporting the death, no process is left spinning, no file is left
+# in /dev/shm.  Both window kinds: allocate (lock in the node segment, or
+# active messages in the remote modes) and create.
+#   tests/fault_kill.sh NP MPIRUN_ARGS...   (run by tests/run.sh)
+# newrma-test: np=2,3,4
+set -u
+np=$1; shift
+bin=$(dirname "$0")/bin/fault_kill_helper
+errors=0
+for flavor in allocate create; do
+    before=$(ls /dev/shm | grep -c '^osc_newrma' || true)
+    start=$(date +%s.%N)
+    out=$(timeout -k 5 60 mpirun --oversubscribe -np "$np" "$@" "$bin" "$flavor" 2>&1)
+    rc=$?
+    secs=$(echo "$(date +%s.%N) - $start" | bc)
+    echo "$flavor: mpirun exit $rc after ${secs}s"
+    # mpirun reports the death with a non-zero exit (137: the rank's SIGKILL)
+    if [ "$rc" -eq 0 ]; then
+        echo "$flavor: expected mpirun to end the job with an error, got exit 0"; errors=$((errors + 1))
+    fi
+    if [ "$(echo "$secs > 20" | bc)" -eq 1 ]; then
+        echo "$flavor: the job took ${secs}s to end (exit $rc)"; errors=$((errors + 1))
+    fi
+    if ! grep -q 'rank 1 holds the lock and dies' <<< "$out"; then
+        echo "$flavor: rank 1 never reached its death:"; echo "$out" | tail -20; errors=$((errors + 1))
+    fi
+    if grep -q 'got a lock whose holder died' <<< "$out"; then
+        echo "$flavor: a rank was granted the dead rank's exclusive lock"; errors=$((errors + 1))
+    fi
+    sleep 1
+    if pgrep -f "$bin" > /dev/null; then
+        echo "$flavor: processes left behind:"; pgrep -af "$bin"; pkill -9 -f "$bin"; errors=$((errors + 1))
+    fi
+    after=$(ls /dev/shm | grep -c '^osc_newrma' || true)
+    if [ "$after" -gt "$before" ]; then
+        echo "$flavor: $((after - before)) segment files left in /dev/shm"; errors=$((errors + 1))
+    fi
+done
+[ "$errors" -eq 0 ] && echo "fault_kill: No Errors"
+exit "$errors"
