@@ -69,13 +69,34 @@ static ucx_peer_t *peer_lookup(const struct ompi_proc_t *proc)
 /* receive                                                             */
 /* ------------------------------------------------------------------ */
 
+/* UCX hands over the header and an eager payload wherever they sit in its
+ * receive buffer (over tcp: at any byte offset).  Packets are read as
+ * structures and payloads as arrays of their elements, so both are given
+ * to the packet layer aligned: the header copied (64 bytes), a misaligned
+ * eager payload copied too (eager payloads are small). */
+#define NEWRMA_UCX_ALIGN 16
+#define NEWRMA_UCX_HEADER_MAX 128
+
 static ucs_status_t am_handler(void *arg, const void *header, size_t header_len, void *data, size_t len,
                                const ucp_am_recv_param_t *param)
 {
     bool rndv = 0 != (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
+    uint64_t aligned_header[NEWRMA_UCX_HEADER_MAX / sizeof(uint64_t)];
+    void *copy = NULL;
 
     (void) arg;
-    ucx.recv(header, header_len, rndv ? NULL : data, len, rndv ? data : NULL);
+    if (OPAL_UNLIKELY(header_len > sizeof(aligned_header))) {
+        return UCS_OK;     /* not one of ours */
+    }
+    memcpy(aligned_header, header, header_len);
+    if (!rndv && 0 != ((uintptr_t) data % NEWRMA_UCX_ALIGN) && len > 0) {
+        copy = malloc(len);
+        if (NULL != copy) {  /* else as it is: x86 reads it all the same */
+            data = memcpy(copy, data, len);
+        }
+    }
+    ucx.recv(aligned_header, header_len, rndv ? NULL : data, len, rndv ? data : NULL);
+    free(copy);
     return UCS_OK;    /* eager data is consumed or copied by the handler */
 }
 
