@@ -72,6 +72,19 @@ static inline int test_finalize(const char *name)
     return all_errors ? 1 : 0;
 }
 
+/* An integer or boolean MCA parameter of newrma through MPI_T (0 if there is
+ * no such variable).  The caller has called MPI_T_init_thread. */
+static inline int test_cvar_int(const char *name)
+{
+    int index, count, value = 0;
+    MPI_T_cvar_handle handle;
+    if (MPI_SUCCESS != MPI_T_cvar_get_index(name, &index)) return 0;
+    MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
+    MPI_T_cvar_read(handle, &value);
+    MPI_T_cvar_handle_free(&handle);
+    return value;
+}
+
 /* ---- window flavors ---------------------------------------------------- */
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };

@@ -12,24 +12,13 @@
  */
 #include "common.h"
 
-/* Is osc_newrma_force_remote on?  (MPI_T control variable.) */
-static int force_remote(void)
-{
-    int index, count, value = 0;
-    MPI_T_cvar_handle handle;
-    if (MPI_SUCCESS != MPI_T_cvar_get_index("osc_newrma_force_remote", &index)) return 0;
-    MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
-    MPI_T_cvar_read(handle, &value);
-    MPI_T_cvar_handle_free(&handle);
-    return value;
-}
 
 int main(int argc, char **argv)
 {
     int provided;
     test_init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    int remote = force_remote();
+    int remote = test_cvar_int("osc_newrma_force_remote");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int64_t mem[4] = { 0 };
     MPI_Win win = MPI_WIN_NULL;

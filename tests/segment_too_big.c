@@ -1,0 +1,50 @@
+/*
+ * A window far bigger than the backing directory's file system can hold
+ * (as if /dev/shm were too small: 1 TiB per process asked for) fails
+ * creation on every rank with an MPI error class -- newrma checks the free
+ * space before creating the segment, after a help message saying why -- and
+ * the job goes on: a window of a sensible size in the same directory is then
+ * created and used.  In the active-message modes MPI_Win_allocate needs no
+ * segment: there the test asks for MPI_Win_allocate_shared, which always
+ * does (one node).
+ *
+ * newrma-test: only-newrma np=1,2,3,4
+ */
+#include "common.h"
+
+int main(int argc, char **argv)
+{
+    int size, rank;
+    MPI_Win win = MPI_WIN_NULL;
+    int64_t *mem = NULL;
+
+    test_init(&argc, &argv);
+    rank = test_rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    int rc = MPI_Win_allocate_shared((MPI_Aint) 1 << 40, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    int ok = MPI_SUCCESS == rc, oks = 0, cls = MPI_SUCCESS;
+    MPI_Error_class(rc, &cls);
+    MPI_Allreduce(&ok, &oks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(0 == oks, "a window of 1 TiB per process was created on %d of %d ranks", oks, size);
+    CHECK(!ok || cls != MPI_ERR_UNKNOWN, "creation failed with class %d", cls);
+    if (ok) {
+        MPI_Win_free(&win);
+    }
+
+    /* the job goes on, in the same directory */
+    MPI_OK(MPI_Win_allocate_shared(64 * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    if (MPI_WIN_NULL != win) {
+        int64_t v = 77 + rank, got = -1;
+        int right = (rank + 1) % size;
+        MPI_OK(MPI_Win_fence(0, win));
+        MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
+        MPI_OK(MPI_Win_fence(0, win));
+        MPI_OK(MPI_Get(&got, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
+        MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+        CHECK(got == v, "after the failure: got %lld, expected %lld", (long long) got, (long long) v);
+        MPI_OK(MPI_Win_free(&win));
+    }
+    return test_finalize("segment_too_big");
+}
