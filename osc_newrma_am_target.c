@@ -140,11 +140,23 @@ static int am_progress(void)
     return any;
 }
 
+/* One turn of a wait loop (AM lock held).  Our own packets first: the
+ * loopback queue, then our UCX worker -- a packet being waited for is
+ * served without a whole opal_progress turn, which also polls every other
+ * transport (with btl tcp: libevent's poll(), a system call per turn).
+ * opal_progress still runs every few turns, busy or not, so the rest of MPI
+ * keeps moving while newrma waits. */
+#define NEWRMA_OWN_POLLS_PER_PROGRESS 4
+
 void osc_newrma_am_progress_once(void)
 {
-    /* Loopback packets never starve the rest: a waiter whose self packets
-     * keep coming (a refused lock retried) still needs remote progress. */
+    static unsigned int turns;
+
     (void) osc_newrma_am_loopback_drain();
+    (void) osc_newrma_ucx_progress_locked();
+    if (0 != ++turns % NEWRMA_OWN_POLLS_PER_PROGRESS) {
+        return;
+    }
     osc_newrma_am_leave();
     opal_progress();
     osc_newrma_am_enter();

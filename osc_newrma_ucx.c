@@ -205,17 +205,30 @@ int osc_newrma_ucx_send(struct ompi_proc_t *proc, const void *header, size_t hea
 /* progress                                                            */
 /* ------------------------------------------------------------------ */
 
-int osc_newrma_ucx_progress(void)
+int osc_newrma_ucx_progress_locked(void)
 {
     int count = 0;
 
     if (!ucx.up) {
         return 0;
     }
-    opal_mutex_lock(&mca_osc_newrma_component.am_lock);
     while (ucp_worker_progress(ucx.worker)) {
         ++count;
     }
+    return count;
+}
+
+/* From opal_progress: if another thread holds the AM lock it is either
+ * progressing the worker already (the progress thread, another waiter) or
+ * will before it waits; queueing behind it only adds latency. */
+int osc_newrma_ucx_progress(void)
+{
+    int count;
+
+    if (!ucx.up || 0 != opal_mutex_trylock(&mca_osc_newrma_component.am_lock)) {
+        return 0;
+    }
+    count = osc_newrma_ucx_progress_locked();
     opal_mutex_unlock(&mca_osc_newrma_component.am_lock);
     return count;
 }
@@ -229,8 +242,8 @@ static void *progress_thread_main(opal_object_t *arg)
     (void) arg;
     while (ucx.thread_running) {
         ucs_status_t status;
-        osc_newrma_ucx_progress();
         opal_mutex_lock(&mca_osc_newrma_component.am_lock);
+        (void) osc_newrma_ucx_progress_locked();
         status = ucp_worker_arm(ucx.worker);
         opal_mutex_unlock(&mca_osc_newrma_component.am_lock);
         if (UCS_OK == status) {
@@ -479,6 +492,11 @@ int osc_newrma_ucx_recv_data(void *rndv, void *buffer, size_t len, osc_newrma_uc
 }
 
 int osc_newrma_ucx_progress(void)
+{
+    return 0;
+}
+
+int osc_newrma_ucx_progress_locked(void)
 {
     return 0;
 }

@@ -48,9 +48,13 @@ int osc_newrma_ucx_send(struct ompi_proc_t *peer, const void *header, size_t hea
 int osc_newrma_ucx_recv_data(void *rndv, void *buffer, size_t len,
                              osc_newrma_ucx_done_fn_t done, void *arg);
 
-/* Progress the worker (takes the AM lock).  Registered with opal_progress
- * once the transport is up. */
+/* Progress the worker unless another thread holds the AM lock.
+ * Registered with opal_progress once the transport is up. */
 int osc_newrma_ucx_progress(void);
+
+/* Progress the worker; the caller holds the AM lock.  Returns the number
+ * of events. */
+int osc_newrma_ucx_progress_locked(void);
 
 /* Tear down (component finalize). */
 void osc_newrma_ucx_fini(void);
