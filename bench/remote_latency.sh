@@ -34,7 +34,10 @@ if ! flock "$top/build/.build.lock" "$top/contrib/build.sh" > "$top/build/bench-
     notes="$notes\n  newrma: build failed (see $top/build/bench-build.log): column skipped"
 fi
 mkdir -p "$top/bench/bin"
-mpicc -O2 -o "$top/bench/bin/remote_latency" "$top/bench/remote_latency.c"
+ucp_flags=""
+[ -f /usr/include/ucp/api/ucp.h ] && ucp_flags="-DHAVE_UCP -lucp -lucs"
+# shellcheck disable=SC2086
+mpicc -O2 -Wall -o "$top/bench/bin/remote_latency" "$top/bench/remote_latency.c" $ucp_flags
 ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
 export OMPI_MCA_mca_base_component_path="$top/build/install/lib/openmpi:$ompi_pkglibdir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
