@@ -18,6 +18,10 @@
  * timed part of each batch.
  *
  * (The ucp_pingpong row is only measured where asked for by name.)
+ * Where newrma's MPI_T counters osc_newrma_packets_<kind> exist, rank 0
+ * then prints, for every RMA row, the packets each side sent per
+ * iteration (200 iterations after the timed part):
+ *   packets <row> origin: <kind>=<n> ...  target: <kind>=<n> ...
  * The target is inside MPI all along: for every batch it sits in MPI_Recv
  * (answering pings) until the origin sends it a "done" message, so a
  * component that needs the target's progress gets it (ucp_pingpong batches
@@ -64,6 +68,7 @@ struct test {
 };
 
 static MPI_Win win;
+static int rank_g;
 static char *origin, *result;
 
 static int cmp(const void *a, const void *b) { double x = *(const double *) a, y = *(const double *) b; return (x > y) - (x < y); }
@@ -296,6 +301,81 @@ static void serve_row(enum row r)
         serve();
 }
 
+/* ------------------------------------------------------------------ */
+/* newrma's packet counters (MPI_T pvars osc_newrma_packets_<kind>):   */
+/* packets per iteration of each row, where the pvars exist            */
+/* ------------------------------------------------------------------ */
+static const char *kinds[] = { "put", "get", "acc", "get_acc", "cas", "lock", "sync", "info",
+                               "post", "grant", "ack", "reply", "info_reply" };
+#define NKINDS ((int) (sizeof(kinds) / sizeof(kinds[0])))
+static MPI_T_pvar_session pv_session = MPI_T_PVAR_SESSION_NULL;
+static MPI_T_pvar_handle pv_handles[NKINDS];
+static int pv_ok;
+
+static void pvars_init(void)
+{
+    int provided, ok = 1;
+
+    if (MPI_SUCCESS != MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)) return;
+    if (MPI_SUCCESS != MPI_T_pvar_session_create(&pv_session)) return;
+    for (int k = 0; k < NKINDS && ok; ++k) {
+        char name[64];
+        int index, count = 0;
+        snprintf(name, sizeof(name), "osc_newrma_packets_%s", kinds[k]);
+        ok = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index)
+             && MPI_SUCCESS == MPI_T_pvar_handle_alloc(pv_session, index, NULL, &pv_handles[k], &count)
+             && 1 == count;
+    }
+    MPI_Allreduce(&ok, &pv_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+}
+
+static void pvars_read(unsigned long long *v)
+{
+    for (int k = 0; k < NKINDS; ++k)
+        if (MPI_SUCCESS != MPI_T_pvar_read(pv_session, pv_handles[k], &v[k])) v[k] = 0;
+}
+
+/* "packets <row> origin: k=n/iter ... target: k=n/iter ..." on rank 0 */
+static void pvars_row(struct test *t)
+{
+    enum { N = 200 };
+    unsigned long long a[NKINDS], b[NKINDS], d[2][NKINDS];
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    pvars_read(a);
+    if (0 == rank_g) {
+        if (run(t, N) < 0) t->failed = 1;
+        done(t->row);
+    } else {
+        serve_row(t->row);
+    }
+    pvars_read(b);
+    for (int k = 0; k < NKINDS; ++k) d[0][k] = b[k] - a[k];
+    if (0 == rank_g) {
+        MPI_Recv(d[1], NKINDS, MPI_UNSIGNED_LONG_LONG, 1, TAG_PONG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("packets %-16s", row_name[t->row]);
+        for (int side = 0; side < 2; ++side) {
+            int any = 0;
+            printf(" %s:", side ? " target" : "origin");
+            for (int k = 0; k < NKINDS; ++k)
+                if (d[side][k]) { printf(" %s=%.2f", kinds[k], (double) d[side][k] / N); any = 1; }
+            if (!any) printf(" none");
+        }
+        printf("\n");
+    } else {
+        MPI_Send(d[0], NKINDS, MPI_UNSIGNED_LONG_LONG, 0, TAG_PONG, MPI_COMM_WORLD);
+    }
+}
+
+static void pvars_fini(void)
+{
+    if (MPI_T_PVAR_SESSION_NULL != pv_session) {
+        for (int k = 0; k < NKINDS && pv_ok; ++k) MPI_T_pvar_handle_free(pv_session, &pv_handles[k]);
+        MPI_T_pvar_session_free(&pv_session);
+    }
+    MPI_T_finalize();
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, rc, any_failed;
@@ -307,6 +387,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rank_g = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (2 != size) {
         if (0 == rank) fprintf(stderr, "needs exactly 2 ranks\n");
@@ -403,6 +484,12 @@ int main(int argc, char **argv)
         }
     }
 
+    /* packets per iteration, after the timed part (newrma only) */
+    pvars_init();
+    for (int k = 0; pv_ok && k < ntests; ++k)
+        if (PINGPONG != tests[k].row && UCP_PINGPONG != tests[k].row && !tests[k].failed)
+            pvars_row(&tests[k]);
+
     if (0 == rank) {
         for (int k = 0; k < ntests; ++k) {
             struct test *t = &tests[k];
@@ -415,6 +502,7 @@ int main(int argc, char **argv)
     }
 
     MPI_Barrier(MPI_COMM_WORLD);
+    pvars_fini();
     ucp_teardown();
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_free(&win);

@@ -18,6 +18,10 @@
  *                   the epoch is empty
  *     --dynamic     also measure MPI_Win_create_dynamic windows (4 KiB
  *                   attached per rank, its address exchanged for the puts)
+ *     --comm        also measure MPI_Comm_dup (+ one MPI_Barrier on the
+ *                   copy): the part of a window that is Open MPI's own
+ *                   communicator, whatever the osc component (every one
+ *                   here duplicates the window's communicator)
  *
  * Output (rank 0): one line per flavor
  *   <flavor> ranks=N mapped_per_proc=B heap_per_proc=B rss_per_proc=B
@@ -83,8 +87,9 @@ static long new_shared_bytes(const range_t *before, int nb, const range_t *after
     return total;
 }
 
-enum flavor { ALLOCATE, CREATE, DYNAMIC };
-static const char *flavor_name[] = { "allocate", "create", "dynamic" };
+enum flavor { ALLOCATE, CREATE, DYNAMIC, COMM };
+static const char *flavor_name[] = { "allocate", "create", "dynamic", "comm_dup" };
+static MPI_Comm comms[MAX_WINDOWS + 1];
 static char create_mem[MAX_WINDOWS + 1][WIN_BYTES];
 static char dynamic_mem[MAX_WINDOWS + 1][WIN_BYTES];
 static int rank, size, do_puts;
@@ -97,6 +102,10 @@ static int make(enum flavor f, int w, MPI_Win *win)
     int rc;
     uint64_t one = 1;
 
+    if (COMM == f) {
+        rc = MPI_Comm_dup(MPI_COMM_WORLD, &comms[w]);
+        return MPI_SUCCESS == rc ? MPI_Barrier(comms[w]) : rc;
+    }
     if (ALLOCATE == f)
         rc = MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, win);
     else if (CREATE == f)
@@ -128,6 +137,7 @@ static void release(enum flavor f, int first, int last, MPI_Win *win)
 {
     if (DYNAMIC == f) MPI_Barrier(MPI_COMM_WORLD);
     for (int w = first; w < last; ++w) {
+        if (COMM == f) { MPI_Comm_free(&comms[w]); continue; }
         if (DYNAMIC == f) MPI_Win_detach(win[w], dynamic_mem[w]);
         MPI_Win_free(&win[w]);
     }
@@ -136,7 +146,7 @@ static void release(enum flavor f, int first, int last, MPI_Win *win)
 int main(int argc, char **argv)
 {
     static range_t before[MAX_MAPS], after[MAX_MAPS];
-    int windows = 8, warmup = 0, dynamic = 0;
+    int windows = 8, warmup = 0, dynamic = 0, comm = 0;
     MPI_Win win[MAX_WINDOWS + 1];
 
     MPI_Init(&argc, &argv);
@@ -147,11 +157,13 @@ int main(int argc, char **argv)
         else if (0 == strcmp(argv[i], "--warmup")) warmup = 1;
         else if (0 == strcmp(argv[i], "--puts")) do_puts = 1;
         else if (0 == strcmp(argv[i], "--dynamic")) dynamic = 1;
+        else if (0 == strcmp(argv[i], "--comm")) comm = 1;
     }
     if (windows < 1 || windows > MAX_WINDOWS) windows = 8;
     /* a component that refuses a window is reported, not fatal */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    for (enum flavor f = ALLOCATE; f <= (dynamic ? DYNAMIC : CREATE); ++f) {
+    for (enum flavor f = ALLOCATE; f <= COMM; ++f) {
+        if ((DYNAMIC == f && !dynamic) || (COMM == f && !comm)) continue;
         int ok = 1, all_ok;
         if (warmup) {
             ok = MPI_SUCCESS == make(f, windows, &win[windows]);

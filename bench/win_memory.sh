@@ -9,10 +9,16 @@
 #       windows without an RDMA-capable btl, reported as such) and osc/pt2pt
 #       (pml ob1, btl tcp); allocate, create and dynamic windows; 16
 #       windows measured after one warm-up window, each touched with a
-#       lock_all epoch that puts 8 bytes to every rank.
-# Columns: shared memory mapped per process (the node segment, page-rounded),
-# malloc heap growth per process (mallinfo2, exact bytes) and resident memory
-# growth per process (page-granular), each divided by the number of windows.
+#       lock_all epoch that puts 8 bytes to every rank; newrma16 is newrma
+#       with --mca osc_newrma_op_pool_local 16 (a window's operation-element
+#       pool then stops growing at 16 elements: the rest come from the
+#       component's pool); comm_dup rows: MPI_Comm_dup + one barrier, what
+#       the communicator every window duplicates costs, once per pml.
+#       Output: one table per measure, the rank counts as columns.
+# Measures: shared memory mapped per process (the node segment,
+# page-rounded), malloc heap growth per process (mallinfo2, exact bytes;
+# remote mode) and resident memory growth per process (page-granular), each
+# divided by the number of windows.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=onnode
@@ -34,13 +40,14 @@ if [ "$mode" = onnode ]; then
     prog_args=""
     mca_args() { echo "--mca osc $1"; }
 else
-    comps="newrma ucx rdma pt2pt"
-    prog_args="--windows 16 --warmup --puts --dynamic"
+    comps="newrma newrma16 ucx rdma pt2pt"
+    prog_args="--windows 16 --warmup --puts --dynamic --comm"
     export UCX_TLS=tcp,self UCX_NET_DEVICES=lo
     ob1_tcp="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
     mca_args() {
         case $1 in
             newrma) echo "--mca osc newrma --mca osc_newrma_force_remote 1 --mca osc_newrma_verbose 10 $ob1_tcp" ;;
+            newrma16) echo "$(mca_args newrma) --mca osc_newrma_op_pool_local 16" ;;
             # Debian's openmpi-mca-params.conf disables osc/pml ucx unless named
             ucx) echo "--mca osc ucx --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any" \
                       "--mca osc_ucx_tls any --mca osc_ucx_devices any" ;;
@@ -48,16 +55,24 @@ else
         esac
     }
     # unknown --mca names are silently ignored: without the parameter the
-    # newrma column would measure the on-node path
+    # newrma columns would measure the on-node path
     if ! ompi_info --param osc newrma --level 9 --parsable 2>/dev/null |
             grep -q '^mca:osc:newrma:param:osc_newrma_force_remote:'; then
-        echo "newrma: this build has no osc_newrma_force_remote parameter: column skipped" >&2
+        echo "newrma: this build has no osc_newrma_force_remote parameter: columns skipped" >&2
         comps="ucx rdma pt2pt"
     fi
 fi
 
 notes=""
-printf '%-9s %5s %-8s %14s %14s %14s\n' flavor ranks osc "shm map/proc" "heap/proc" "RSS/proc"
+# one flavor's line of an output file: "mapped heap rss", "declined" or empty
+field() {
+    awk -v fl="$1" '$1 == fl && / ranks=/ {
+        if (/declined/) { print "declined"; exit }
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        print v["mapped_per_proc"], (("heap_per_proc" in v) ? v["heap_per_proc"] : "-"), v["rss_per_proc"]; exit }' \
+        "$2" 2>/dev/null || true
+}
+[ "$mode" = onnode ] && printf '%-9s %5s %-8s %22s %22s\n' flavor ranks osc "shared mapped/proc (B)" "RSS growth/proc (B)"
 for n in "$@"; do
     for osc in $comps; do
         f=$out/$osc.$n
@@ -65,38 +80,67 @@ for n in "$@"; do
         timeout 600 mpirun --oversubscribe -np "$n" --mca oob_tcp_if_include lo ${UCX_TLS:+-x UCX_TLS -x UCX_NET_DEVICES} \
             $(mca_args "$osc") "$top/bench/bin/win_memory" $prog_args > "$f.txt" 2> "$f.err" ||
             notes="$notes\n  $osc, $n ranks: mpirun failed (exit $?, see $f.err)"
-        if [ "$mode" = remote ] && [ "$osc" = newrma ] && [ -s "$f.txt" ]; then
-            # every window of every rank must have taken the active-message path
-            am=$(grep -c 'active messages path' "$f.err" || true)
-            other=$(grep 'osc/newrma: window of' "$f.err" | grep -vc 'active messages path' || true)
-            [ "$other" = 0 ] && [ "$am" -gt 0 ] ||
-                notes="$notes\n  newrma, $n ranks: $other window(s) NOT on the active-message path (see $f.err)"
-        fi
-        awk -v osc="$osc" '
-            /declined/ { split($2, r, "="); printf "%-9s %5s %-8s %14s %14s %14s\n", $1, r[2], osc, "declined", "-", "-"; next }
-            / ranks=/ { delete v; for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-              printf "%-9s %5s %-8s %14s %14s %14s\n", $1, v["ranks"], osc, v["mapped_per_proc"],
-                     ("heap_per_proc" in v) ? v["heap_per_proc"] : "-", v["rss_per_proc"] }' "$f.txt"
+        case $mode/$osc in remote/newrma*)
+            if [ -s "$f.txt" ]; then
+                # every window of every rank must have taken the active-message path
+                am=$(grep -c 'active messages path' "$f.err" || true)
+                other=$(grep 'osc/newrma: window of' "$f.err" | grep -vc 'active messages path' || true)
+                [ "$other" = 0 ] && [ "$am" -gt 0 ] ||
+                    notes="$notes\n  $osc, $n ranks: $other window(s) NOT on the active-message path (see $f.err)"
+            fi ;;
+        esac
+        [ "$mode" = onnode ] || continue
+        for fl in allocate create; do
+            v=$(field "$fl" "$f.txt")
+            case $v in
+                declined) printf '%-9s %5s %-8s %22s %22s\n' "$fl" "$n" "$osc" declined - ;;
+                "") printf '%-9s %5s %-8s %22s %22s\n' "$fl" "$n" "$osc" failed - ;;
+                *) read -r mapped _ rss <<< "$v"
+                   printf '%-9s %5s %-8s %22s %22s\n' "$fl" "$n" "$osc" "$mapped" "$rss" ;;
+            esac
+        done
     done
 done
 if [ "$mode" = remote ]; then
-    # growth from the smallest to the largest rank count, per component and flavor
-    echo
-    printf '%-9s %-8s %22s %22s\n' flavor osc "heap/proc, n=$1 -> ${*: -1}" "RSS/proc, n=$1 -> ${*: -1}"
-    for fl in allocate create dynamic; do
-        for osc in $comps; do
-            a=$(awk -v fl="$fl" '$1 == fl && / ranks=/ && !/declined/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } print v["heap_per_proc"], v["rss_per_proc"] }' "$out/$osc.$1.txt" 2>/dev/null)
-            b=$(awk -v fl="$fl" '$1 == fl && / ranks=/ && !/declined/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } print v["heap_per_proc"], v["rss_per_proc"] }' "$out/$osc.${*: -1}.txt" 2>/dev/null)
-            if [ -n "$a" ] && [ -n "$b" ]; then
-                # shellcheck disable=SC2086
-                printf '%-9s %-8s %22s %22s\n' "$fl" "$osc" \
-                    "$(echo $a | cut -d' ' -f1) -> $(echo $b | cut -d' ' -f1)" "$(echo $a | cut -d' ' -f2) -> $(echo $b | cut -d' ' -f2)"
-            else
-                printf '%-9s %-8s %22s %22s\n' "$fl" "$osc" declined -
-            fi
+    # one table per measure: rows (flavor, component), columns the rank counts
+    for m in "2 malloc heap growth per window per process (B, exact)" \
+             "3 resident memory growth per window per process (B, page-granular)" \
+             "1 shared memory mapped per window per process (B)"; do
+        k=${m%% *}
+        echo
+        echo "-- ${m#* }"
+        printf '%-9s %-10s' flavor osc
+        for n in "$@"; do printf '%9s' "P=$n"; done
+        printf '%12s\n' "P=$1->${*: -1}"
+        for fl in allocate create dynamic comm_dup; do
+            for osc in $comps; do
+                label=$osc
+                if [ "$fl" = comm_dup ]; then
+                    # the same for every osc component: once per pml
+                    case $osc in newrma) label="(pml ob1)" ;; ucx) label="(pml ucx)" ;; *) continue ;; esac
+                fi
+                printf '%-9s %-10s' "$fl" "$label"
+                first=""; last=""
+                for n in "$@"; do
+                    v=$(field "$fl" "$out/$osc.$n.txt")
+                    case $v in
+                        declined) x=declined ;;
+                        "") x=- ;;
+                        *) x=$(echo "$v" | cut -d' ' -f"$k") ;;
+                    esac
+                    printf '%9s' "$x"
+                    case $x in declined|-) ;; *) [ -n "$first" ] || first=$x; last=$x ;; esac
+                done
+                if [ -n "$first" ] && [ "$#" -gt 1 ]; then printf '%+12d\n' "$((last - first))"; else printf '%12s\n' -; fi
+            done
         done
     done
-    echo "(newrma: every window checked on the active-message path with osc_newrma_verbose 10; raw output in $out)"
+    echo
+    echo "newrma, newrma16: every window of every rank checked on the active-message path"
+    echo "(osc_newrma_verbose 10).  newrma16: --mca osc_newrma_op_pool_local 16."
+    echo "rdma: Open MPI 4.1's osc/rdma needs a btl with RDMA and atomics reaching every peer"
+    echo "(osc_rdma_btls: openib, ugni, uct, ucp; btl/tcp has neither): it declines every window."
+    echo "Raw output: $out"
 fi
 [ -z "$notes" ] || printf 'note:%b\n' "$notes"
 exit 0
