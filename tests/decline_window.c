@@ -6,18 +6,19 @@
  * (after a help message saying why) while allocate windows keep working.
  * With every peer treated as remote (osc_newrma_force_remote=1) the same
  * windows take the active-message path, which needs no single-copy access:
- * then they must be served, and work.
+ * then they must be served, and work -- and the same with
+ * osc_newrma_force_am, where they take that path over the node's FIFOs.
  *
  * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_use_cma:0
  */
 #include "common.h"
 
-/* Is osc_newrma_force_remote on?  (MPI_T control variable.) */
-static int force_remote(void)
+/* Is a boolean MCA parameter on?  (MPI_T control variable.) */
+static int cvar_on(const char *name)
 {
     int index, count, value = 0;
     MPI_T_cvar_handle handle;
-    if (MPI_SUCCESS != MPI_T_cvar_get_index("osc_newrma_force_remote", &index)) return 0;
+    if (MPI_SUCCESS != MPI_T_cvar_get_index(name, &index)) return 0;
     MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
     MPI_T_cvar_read(handle, &value);
     MPI_T_cvar_handle_free(&handle);
@@ -29,7 +30,9 @@ int main(int argc, char **argv)
     int provided;
     test_init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    int remote = force_remote();
+    /* the active-message path serves them: every peer remote, or the
+     * node's FIFOs instead of single-copy (osc_newrma_force_am) */
+    int remote = cvar_on("osc_newrma_force_remote") || cvar_on("osc_newrma_force_am");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int64_t mem[4] = { 0 };
     MPI_Win win = MPI_WIN_NULL;
