@@ -75,6 +75,7 @@ struct osc_newrma_fifo_t {
     uint32_t *queued;                    /* backlog entries per receiver */
     uint32_t *blocked;                   /* pass in which a receiver was found full */
     uint32_t pass;
+    uint64_t sent, backlogged, fragments;   /* statistics (verbose output at free) */
 };
 typedef struct osc_newrma_fifo_t fifo_t;
 
@@ -362,6 +363,8 @@ int osc_newrma_fifo_send(ompi_osc_newrma_module_t *module, int peer, const void 
     size_t total = header_len + len, offset = 0;
     int ret;
 
+    f->sent++;
+    f->fragments += (total + cell_capacity(f) - 1) / cell_capacity(f);
     /* behind anything already waiting for this receiver */
     if (0 == f->queued[dest]) {
         offset = push_stream(f, dest, total, 0, &s);
@@ -369,6 +372,7 @@ int osc_newrma_fifo_send(ompi_osc_newrma_module_t *module, int peer, const void 
             return 1;
         }
     }
+    f->backlogged++;
     ret = backlog_add(f, dest, total, offset, &s);
     return OMPI_SUCCESS == ret ? 1 : ret;
 }
@@ -699,6 +703,8 @@ void osc_newrma_fifo_window_fini(ompi_osc_newrma_module_t *module)
     if (f->backlog_count > 0) {
         NEWRMA_VERBOSE(1, "FIFO: %lu packets never sent (window freed)", (unsigned long) f->backlog_count);
     }
+    NEWRMA_VERBOSE(10, "FIFO: sent %lu packets in %lu fragments, %lu of them waited in the backlog",
+                   (unsigned long) f->sent, (unsigned long) f->fragments, (unsigned long) f->backlogged);
     osc_newrma_am_leave();
     fifo_free(f);
 }
