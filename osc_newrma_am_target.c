@@ -182,11 +182,12 @@ void osc_newrma_am_progress_once(void)
     bool any = am_poll();
     osc_newrma_am_leave();
     opal_progress();
-    /* waiting on FIFO peers that may share our core: give it away now and
-     * then (oversubscribed runs) */
+    /* waiting on FIFO peers that may share our core: after a few idle
+     * rounds give it away (oversubscribed runs: the receiver that would
+     * make room in its queue, or the sender we wait for, may need it) */
     if (any) {
         idle = 0;
-    } else if (++idle >= 16 && osc_newrma_fifo_active()) {
+    } else if (++idle >= 4 && osc_newrma_fifo_active()) {
         idle = 0;
         sched_yield();
     }

@@ -162,7 +162,7 @@ static int component_register(void)
     register_size("fifo_fragment_size",
         "Bytes of one node-local FIFO cell (rounded up to a cache line; at least a 32-byte cell "
         "header and the 64-byte packet header): packets larger than a cell are sent as fragments",
-        OPAL_INFO_LVL_5, 256, &c->fifo_fragment_size);
+        OPAL_INFO_LVL_5, 1024, &c->fifo_fragment_size);
     register_uint("fifo_node_ranks",
         "Testing: treat each run of this many consecutive ranks of a window as one node, the others "
         "as remote (FIFOs inside a pretend node, UCX between them); 0: real nodes",

@@ -249,42 +249,60 @@ static void stream_copy(const stream_t *s, size_t from, char *to, size_t n)
     }
 }
 
-/* Take the receiver's next ticket, if its queue has room. */
-static bool reserve(const fifo_t *f, int dest, int64_t *ticket)
+/* Take up to `want` consecutive tickets of the receiver's queue, as many as
+ * it has room for: one compare-and-swap (and one look at the receiver's
+ * line) for a run of fragments instead of one per cell.  Returns how many
+ * (0: full, the caller keeps the rest in its backlog). */
+static size_t reserve(const fifo_t *f, int dest, size_t want, int64_t *first)
 {
     volatile int64_t *enqueue = enqueue_word(f, dest), *dequeue = dequeue_word(f, dest);
 
     for (;;) {
         int64_t h = *enqueue, t = *dequeue;
-        if (h - t >= (int64_t) f->layout.depth) {
-            return false;   /* full: the caller keeps the rest in its backlog */
+        int64_t room = (int64_t) f->layout.depth - (h - t);
+        size_t take;
+
+        if (room <= 0) {
+            return 0;
         }
-        if (opal_atomic_compare_exchange_strong_64(enqueue, &h, h + 1)) {
-            *ticket = h;
-            return true;
+        take = (size_t) room < want ? (size_t) room : want;
+        if (opal_atomic_compare_exchange_strong_64(enqueue, &h, h + (int64_t) take)) {
+            *first = h;
+            return take;
         }
     }
+}
+
+/* Fill one reserved cell with `n` stream bytes from `offset`; its stamp is
+ * written last, so the receiver may start on it while we fill the next. */
+static void fill_cell(const fifo_t *f, int dest, int64_t ticket, size_t total, size_t offset, size_t n,
+                      const stream_t *s)
+{
+    osc_newrma_fifo_cell_t *cell = cell_at(f, dest, (uint64_t) ticket);
+
+    cell->sender = f->module->rank;
+    cell->bytes = (uint32_t) n;
+    cell->total = total;
+    cell->first = 0 == offset;
+    stream_copy(s, offset, (char *) (cell + 1), n);
+    opal_atomic_wmb();       /* the contents before the stamp */
+    cell->stamp = ticket + 1;
 }
 
 /* Put as much of the stream from `offset` on as fits into dest's queue;
  * returns the new offset (== total: all of it). */
 static size_t push_stream(const fifo_t *f, int dest, size_t total, size_t offset, const stream_t *s)
 {
-    size_t capacity = cell_capacity(f);
+    size_t capacity = cell_capacity(f), got;
     int64_t ticket;
 
-    while (offset < total && reserve(f, dest, &ticket)) {
-        osc_newrma_fifo_cell_t *cell = cell_at(f, dest, (uint64_t) ticket);
-        size_t n = total - offset < capacity ? total - offset : capacity;
-
-        cell->sender = f->module->rank;
-        cell->bytes = (uint32_t) n;
-        cell->total = total;
-        cell->first = 0 == offset;
-        stream_copy(s, offset, (char *) (cell + 1), n);
-        opal_atomic_wmb();       /* the contents before the stamp */
-        cell->stamp = ticket + 1;
-        offset += n;
+    while (offset < total
+           && 0 < (got = reserve(f, dest, (total - offset + capacity - 1) / capacity, &ticket))) {
+        for (size_t i = 0 ; i < got ; ++i) {
+            size_t n = total - offset < capacity ? total - offset : capacity;
+            fill_cell(f, dest, ticket + (int64_t) i, total, offset, n, s);
+            offset += n;
+        }
     }
     return offset;
 }
@@ -325,6 +343,29 @@ static void backlog_free(fifo_t *f, backlog_t *entry)
     free(entry);
 }
 
+/* Push what fits of a backlog entry.  A full queue whose receiver is
+ * draining it right now (on another core) gets room within a microsecond
+ * or so: wait that long, a few spins, and keep going while it drains --
+ * far cheaper than a round of opal_progress per cell.  Bounded: a receiver
+ * that does not drain is given up on after a few spins, so we go back to
+ * draining our own queue (no deadlock). */
+static size_t push_patiently(const fifo_t *f, backlog_t *entry)
+{
+    stream_t s = { .a = entry->data, .alen = entry->total - entry->base, .base = entry->base };
+    size_t offset = push_stream(f, entry->dest, entry->total, entry->offset, &s);
+
+    for (unsigned int spins = 0 ; offset < entry->total && spins < 32 ; ++spins) {
+        size_t next;
+        osc_newrma_cpu_relax();
+        next = push_stream(f, entry->dest, entry->total, offset, &s);
+        if (next != offset) {
+            spins = 0;
+        }
+        offset = next;
+    }
+    return offset;
+}
+
 /* Push backlog entries in order; once a receiver's queue is found full,
  * its later entries wait for the next pass (they must stay behind). */
 static bool backlog_retry(fifo_t *f)
@@ -336,13 +377,12 @@ static bool backlog_retry(fifo_t *f)
         f->pass = 1;     /* 0 means "never blocked" */
     }
     OPAL_LIST_FOREACH_SAFE(entry, next, &f->backlog, backlog_t) {
-        stream_t s = { .a = entry->data, .alen = entry->total - entry->base, .base = entry->base };
         size_t before = entry->offset;
 
         if (f->blocked[entry->dest] == f->pass) {
             continue;
         }
-        entry->offset = push_stream(f, entry->dest, entry->total, entry->offset, &s);
+        entry->offset = push_patiently(f, entry);
         any |= entry->offset != before;
         if (entry->offset < entry->total) {
             f->blocked[entry->dest] = f->pass;
@@ -434,11 +474,15 @@ static bool consume(fifo_t *f, osc_newrma_fifo_cell_t *cell)
     return true;
 }
 
-/* Run the cells waiting in our queue, at most two queues' worth so a
- * stream of packets cannot keep progress here forever. */
+/* Run the cells waiting in our queue, at most two queues' worth (64 cells
+ * at least: a sender refilling a tiny queue as we drain it keeps going) so
+ * a stream of packets cannot keep progress here forever.  The position is
+ * published every few cells (and at the end), not after each: producers
+ * read that line, so each write costs them a miss. */
 static bool drain(fifo_t *f)
 {
-    unsigned int budget = 2 * f->layout.depth;
+    unsigned int budget = 2 * f->layout.depth < 64 ? 64 : 2 * f->layout.depth, unpublished = 0;
+    unsigned int publish_every = f->layout.depth >= 32 ? 8 : 1;
     bool any = false;
 
     while (budget-- > 0) {
@@ -450,10 +494,17 @@ static bool drain(fifo_t *f)
         if (!consume(f, cell)) {
             break;
         }
-        opal_atomic_mb();        /* done reading before the cell is given back */
         f->tail++;
-        *dequeue_word(f, f->local_rank) = (int64_t) f->tail;
         any = true;
+        if (++unpublished >= publish_every) {
+            opal_atomic_mb();    /* done reading before the cells are given back */
+            *dequeue_word(f, f->local_rank) = (int64_t) f->tail;
+            unpublished = 0;
+        }
+    }
+    if (unpublished > 0) {
+        opal_atomic_mb();
+        *dequeue_word(f, f->local_rank) = (int64_t) f->tail;
     }
     return any;
 }

@@ -401,21 +401,10 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    opal_atomic_rmb();
-#endif
-}
-
 void osc_newrma_backoff(unsigned int *spins)
 {
     if (++*spins < 16) {
-        cpu_relax();
+        osc_newrma_cpu_relax();
         return;
     }
     /* past the busy phase: let the rest of MPI progress and give the core

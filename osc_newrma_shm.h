@@ -219,6 +219,19 @@ static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *
     return (osc_newrma_peer_dyn_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.dyn_in_rank);
 }
 
+/* One spin-wait step: tell the CPU we are spinning (frees the core's
+ * resources for a sibling hardware thread, saves power). */
+static inline void osc_newrma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    opal_atomic_rmb();
+#endif
+}
+
 /* Polite spinning: a short busy phase, then progress + yield, so that
  * oversubscribed runs (more ranks than cores) stay fast. */
 void osc_newrma_backoff(unsigned int *spins);

@@ -202,7 +202,7 @@ int main(int argc, char **argv)
                 printf("  control bytes per rank: %zu\n\n", (l.data_offset) / (size_t) n);
             }
             free(peers);
-            osc_newrma_fifo_params_t fp = { .nranks = n, .depth = 64, .cell_size = 256, .cacheline = LINE };
+            osc_newrma_fifo_params_t fp = { .nranks = n, .depth = 64, .cell_size = 1024, .cacheline = LINE };
             osc_newrma_fifo_layout_t fl;
             if (OMPI_SUCCESS == osc_newrma_fifo_layout(&fl, &fp)) {
                 printf("FIFO segment of an active-message window, %d local ranks (defaults):\n", n);
