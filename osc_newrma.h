@@ -57,6 +57,8 @@ struct ompi_osc_newrma_component_t {
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
+    bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
+    unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
     bool progress_thread;        /* serve AM packets from a thread of our own */
     unsigned int peer_cache;     /* remote window sizes cached per window */
 
@@ -236,6 +238,7 @@ struct ompi_osc_newrma_module_t {
     opal_list_t am_lock_waiters;         /* target side: queued lock requests */
     opal_hash_table_t am_origins;        /* target side: origins with work in flight */
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
+    struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_fifo.c), or NULL */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 

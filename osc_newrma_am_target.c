@@ -1,9 +1,10 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the target side of the active-message path, and the packet
- * layer both sides share: window registration, sending (over UCX, or to
- * ourselves through the loopback queue), dispatch of incoming packets, the
- * target's lock queue, applying operations and replying.
+ * layer both sides share: window registration, sending (over the node's
+ * FIFOs, over UCX, or to ourselves through the loopback queue), progress
+ * (wait loops, opal_progress, the progress thread), dispatch of incoming
+ * packets, the target's lock queue, applying operations and replying.
  *
  * Completion is counted, not ordered (design, "Ordering"): a packet that
  * carries UNLOCK, FLUSH or RMA_DONE says how many operations the origin sent
@@ -17,6 +18,8 @@
 
 #include "ompi_config.h"
 
+#include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,11 +27,13 @@
 #include "ompi/op/op.h"
 #include "ompi/proc/proc.h"
 #include "opal/runtime/opal_progress.h"
+#include "opal/threads/threads.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_fifo.h"
 #include "osc_newrma_ucx.h"
 
 typedef struct held_op held_op_t;
@@ -106,6 +111,10 @@ int osc_newrma_am_send(ompi_osc_newrma_module_t *module, int peer, const osc_new
         return 0;
     }
     mca_osc_newrma_component.packets_sent[hdr->kind]++;
+    /* on-node peers: the window's FIFOs (copied or queued: done now) */
+    if (osc_newrma_fifo_reaches(module, peer)) {
+        return osc_newrma_fifo_send(module, peer, hdr, sizeof(*hdr), payload, len);
+    }
     return osc_newrma_ucx_send(ompi_comm_peer_lookup(module->comm, peer), hdr, sizeof(*hdr), payload, len,
                                done, arg);
 }
@@ -127,15 +136,37 @@ bool osc_newrma_am_loopback_drain(void)
     return any;
 }
 
+/* The progress thread (osc_newrma_progress_thread), if running. */
+static struct {
+    opal_thread_t thread;
+    volatile bool running;
+} progress_thread;
+
+/* Loopback packets, then the FIFOs.  AM lock held. */
+static bool am_poll(void)
+{
+    bool any = osc_newrma_am_loopback_drain();
+
+    if (osc_newrma_fifo_active()) {
+        any |= osc_newrma_fifo_progress();
+    }
+    return any;
+}
+
+/* opal_progress callback.  With a single thread nothing can change the
+ * FIFO windows under us, so an idle check costs a load per window and no
+ * lock; otherwise the lock comes first. */
 static int am_progress(void)
 {
+    bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (opal_list_is_empty(&mca_osc_newrma_component.loopback)) {
+    if (opal_list_is_empty(&mca_osc_newrma_component.loopback)
+        && (!osc_newrma_fifo_active() || (single && !osc_newrma_fifo_has_work()))) {
         return 0;
     }
     osc_newrma_am_enter();
-    any = osc_newrma_am_loopback_drain();
+    any = am_poll();
     osc_newrma_am_leave();
     return any;
 }
@@ -150,16 +181,85 @@ static int am_progress(void)
 
 void osc_newrma_am_progress_once(void)
 {
-    static unsigned int turns;
+    static unsigned int turns, idle;
+    bool any, opal_turn, give_core;
 
-    (void) osc_newrma_am_loopback_drain();
-    (void) osc_newrma_ucx_progress_locked();
-    if (0 != ++turns % NEWRMA_OWN_POLLS_PER_PROGRESS) {
+    /* Loopback packets never starve the rest: a waiter whose self packets
+     * keep coming (a refused lock retried) still needs remote progress.
+     * Our FIFO is drained before our backlog is retried, so two processes
+     * whose queues are full towards each other both go on. */
+    any = am_poll();
+    any = osc_newrma_ucx_progress_locked() > 0 || any;
+    /* waiting on FIFO peers that may share our core: after a few idle
+     * rounds give it away (oversubscribed runs: the receiver that would
+     * make room in its queue, or the sender we wait for, may need it) */
+    idle = any ? 0 : idle + 1;
+    give_core = idle >= 4 && osc_newrma_fifo_active();
+    opal_turn = 0 == ++turns % NEWRMA_OWN_POLLS_PER_PROGRESS;
+    if (!opal_turn && !give_core) {
         return;
     }
     osc_newrma_am_leave();
-    opal_progress();
+    if (opal_turn) {
+        opal_progress();
+    }
+    if (give_core) {
+        idle = 0;
+        sched_yield();
+    }
     osc_newrma_am_enter();
+}
+
+/* Serve packets while the application computes outside MPI: UCX, loopback
+ * and FIFOs.  Sleeps on the UCX worker's event descriptor when there is
+ * one; FIFOs have no descriptor, so with FIFO windows it sleeps 1 ms at a
+ * time (5 ms otherwise, to notice it should stop). */
+static void *progress_thread_main(opal_object_t *arg)
+{
+    (void) arg;
+    while (progress_thread.running) {
+        struct pollfd pfd = { .fd = -1, .events = POLLIN };
+        bool any;
+        int ret;
+
+        osc_newrma_am_enter();
+        any = osc_newrma_ucx_progress_locked() > 0;
+        any |= am_poll();
+        ret = any ? OMPI_ERR_WOULD_BLOCK : osc_newrma_ucx_arm(&pfd.fd);
+        osc_newrma_am_leave();
+        if (OMPI_ERR_WOULD_BLOCK == ret) {
+            continue;    /* work done or events pending: look again at once */
+        }
+        (void) poll(&pfd, OMPI_SUCCESS == ret ? 1 : 0, osc_newrma_fifo_active() ? 1 : 5);
+    }
+    return NULL;
+}
+
+/* AM lock held. */
+static void progress_thread_start(void)
+{
+    if (progress_thread.running || !mca_osc_newrma_component.progress_thread) {
+        return;
+    }
+    OBJ_CONSTRUCT(&progress_thread.thread, opal_thread_t);
+    progress_thread.thread.t_run = progress_thread_main;
+    progress_thread.running = true;
+    if (OPAL_SUCCESS != opal_thread_start(&progress_thread.thread)) {
+        progress_thread.running = false;
+        OBJ_DESTRUCT(&progress_thread.thread);
+        NEWRMA_VERBOSE(1, "could not start the progress thread; progress only inside MPI calls");
+        return;
+    }
+    NEWRMA_VERBOSE(10, "asynchronous progress thread started");
+}
+
+static void progress_thread_stop(void)
+{
+    if (progress_thread.running) {
+        progress_thread.running = false;
+        (void) opal_thread_join(&progress_thread.thread, NULL);
+        OBJ_DESTRUCT(&progress_thread.thread);
+    }
 }
 
 /* Control packets and replies: the header (and a small payload, or a
@@ -902,14 +1002,25 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    /* on-node peers over FIFOs -- unless every peer must look remote */
+    if (module->size > 1 && !c->force_remote) {
+        ret = osc_newrma_fifo_window_init(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
     osc_newrma_am_enter();
     opal_hash_table_set_value_uint32(&c->am_windows, module->am_id, module);
     if (!am_progress_registered) {
         opal_progress_register(am_progress);
         am_progress_registered = true;
     }
+    progress_thread_start();
     osc_newrma_am_leave();
-    if (module->size > 1) {
+    /* UCX for the peers the FIFOs do not reach.  Collective; every rank
+     * agrees without asking: either the window is all on one node (each
+     * rank's FIFOs reach every peer) or it spans nodes (nobody's do) */
+    if (module->size > 1 && !osc_newrma_fifo_covers_all(module)) {
         ret = osc_newrma_ucx_connect(module->comm, osc_newrma_am_receive);
     }
     return ret;
@@ -924,6 +1035,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
     if (NULL == module->am_peers) {
         return;    /* never got that far */
     }
+    osc_newrma_fifo_window_fini(module);
     osc_newrma_am_enter();
     opal_hash_table_remove_value_uint32(&mca_osc_newrma_component.am_windows, module->am_id);
     osc_newrma_am_leave();
@@ -947,6 +1059,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
 
 void osc_newrma_am_fini(void)
 {
+    progress_thread_stop();
     if (am_progress_registered) {
         opal_progress_unregister(am_progress);
         am_progress_registered = false;

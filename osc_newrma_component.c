@@ -156,11 +156,17 @@ static int component_register(void)
         "mpi_accumulate_granularity overrides it (minimum 1)",
         OPAL_INFO_LVL_5, 256, &c->acc_granularity);
     register_uint("fifo_depth",
-        "Entries of each node-local active-message FIFO in a window's shared segment (minimum 2)",
+        "Cells of each process's node-local active-message FIFO in a window's FIFO segment: how many "
+        "fragments its on-node peers can send it before they keep the rest in a backlog (minimum 2)",
         OPAL_INFO_LVL_5, 64, &c->fifo_depth);
     register_size("fifo_fragment_size",
-        "Bytes of one node-local FIFO fragment: operations larger than this are split",
-        OPAL_INFO_LVL_5, 8192, &c->fifo_fragment_size);
+        "Bytes of one node-local FIFO cell (rounded up to a cache line; at least a 32-byte cell "
+        "header and the 64-byte packet header): packets larger than a cell are sent as fragments",
+        OPAL_INFO_LVL_5, 1024, &c->fifo_fragment_size);
+    register_uint("fifo_node_ranks",
+        "Testing: treat each run of this many consecutive ranks of a window as one node, the others "
+        "as remote (FIFOs inside a pretend node, UCX between them); 0: real nodes",
+        OPAL_INFO_LVL_9, 0, &c->fifo_node_ranks);
 
     c->backing_directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
     (void) mca_base_component_var_register(version, "backing_directory",
@@ -172,7 +178,9 @@ static int component_register(void)
     c->use_cma = true;
     (void) mca_base_component_var_register(version, "use_cma",
         "Reach MPI_Win_create and MPI_Win_create_dynamic memory of on-node peers with single-copy "
-        "process_vm_readv/writev (if false, newrma declines such windows on more than one process)",
+        "process_vm_readv/writev (if false, newrma declines such windows on more than one process, "
+        "unless osc_newrma_force_am is set; if true but the calls are refused, such windows use "
+        "the active-message path over the node's FIFOs)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->use_cma);
 
     c->force_remote = false;
@@ -181,6 +189,13 @@ static int component_register(void)
         "active-message path over UCX, as between nodes (for testing that path on one machine, "
         "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->force_remote);
+
+    c->force_am = false;
+    (void) mca_base_component_var_register(version, "force_am",
+        "MPI_Win_create and MPI_Win_create_dynamic windows whose processes are all on one node use "
+        "the active-message path, its packets carried by FIFOs in a shared segment, instead of "
+        "single-copy access (process_vm_readv/writev)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->force_am);
 
     c->progress_thread = false;
     (void) mca_base_component_var_register(version, "progress_thread",
@@ -232,6 +247,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (0 == c->acc_granularity) {
         c->acc_granularity = 1;
+    }
+    if (c->fifo_depth < 2) {
+        c->fifo_depth = 2;
     }
     c->cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
     c->cma_usable = c->use_cma && osc_newrma_cma_init();
@@ -296,10 +314,14 @@ static const char *cannot_serve(struct ompi_communicator_t *comm, int flavor)
         return OSC_NEWRMA_HAVE_UCX || 1 == ompi_comm_size(comm)
             ? NULL : "peers are off this node and newrma was built without UCX";
     }
+    /* without single-copy access, create/dynamic windows go over the node's
+     * FIFOs -- unless the user turned it off to have another component
+     * serve them */
     if ((MPI_WIN_FLAVOR_CREATE == flavor || MPI_WIN_FLAVOR_DYNAMIC == flavor)
-        && ompi_comm_size(comm) > 1 && !mca_osc_newrma_component.cma_usable) {
-        return "single-copy access (process_vm_readv/writev) is unavailable or disabled "
-               "(osc_newrma_use_cma), and create/dynamic windows need it";
+        && ompi_comm_size(comm) > 1 && !mca_osc_newrma_component.use_cma
+        && !mca_osc_newrma_component.force_am) {
+        return "single-copy access (process_vm_readv/writev) is disabled (osc_newrma_use_cma) "
+               "and create/dynamic windows need it (or osc_newrma_force_am)";
     }
     return NULL;
 }

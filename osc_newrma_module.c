@@ -16,11 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "opal/util/show_help.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
+#include "osc_newrma_fifo.h"
 #include "osc_newrma_signal.h"
 
 /* Which table serves a window.  A window with a peer off this node (or
@@ -29,15 +29,33 @@
  * On one node, memory the component allocates (allocate, allocate_shared)
  * goes in the node segment and is reached by load/store; memory the user
  * brings (create, dynamic) stays where it is and is reached by single-copy
- * syscalls. */
-static osc_newrma_path_t choose_path(int flavor, struct ompi_communicator_t *comm)
+ * syscalls -- or, when `want_am` (agreed by all ranks: osc_newrma_force_am,
+ * or single-copy refused somewhere), by active messages over the node's
+ * FIFOs. */
+static osc_newrma_path_t choose_path(int flavor, struct ompi_communicator_t *comm, bool want_am)
 {
-    if (MPI_WIN_FLAVOR_SHARED != flavor
-        && (mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group))) {
+    if (MPI_WIN_FLAVOR_SHARED == flavor) {
+        return NEWRMA_PATH_DIRECT;
+    }
+    if (mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group)) {
         return NEWRMA_PATH_AM;
     }
-    return (MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor)
-        ? NEWRMA_PATH_DIRECT : NEWRMA_PATH_CMA;
+    if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
+        return NEWRMA_PATH_DIRECT;
+    }
+    return want_am ? NEWRMA_PATH_AM : NEWRMA_PATH_CMA;
+}
+
+/* This process's vote for the active-message path of a create/dynamic
+ * window on one node (the window takes it if any process votes for it). */
+static unsigned long wants_am(int flavor, int size)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+
+    if (MPI_WIN_FLAVOR_CREATE != flavor && MPI_WIN_FLAVOR_DYNAMIC != flavor) {
+        return 0;
+    }
+    return c->force_am || (size > 1 && !c->cma_usable);
 }
 
 static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
@@ -58,6 +76,12 @@ static const char *path_name(osc_newrma_path_t path)
         [NEWRMA_PATH_AM] = "active messages",
     };
     return names[path];
+}
+
+static void set_path(ompi_osc_newrma_module_t *module, osc_newrma_path_t path)
+{
+    module->path = path;
+    memcpy(&module->super, path_table(path), sizeof(module->super));
 }
 
 /* Release whatever creation got to; safe on a partly built module. */
@@ -108,7 +132,8 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size
 }
 
 /* Can every process read its neighbour's memory?  Decided together so that
- * all ranks succeed or fail window creation alike. */
+ * all ranks take the same path: OMPI_ERR_UNREACH on every rank if any
+ * could not (the window then goes over the node's FIFOs). */
 static int check_cma_reach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers,
                            const uint64_t *probes)
 {
@@ -125,9 +150,11 @@ static int check_cma_reach(ompi_osc_newrma_module_t *module, const osc_newrma_pe
     }
     if (!all_ok) {
         if (!ok) {
-            opal_show_help("help-osc-newrma.txt", "cma unreachable", true, (int) peers[neighbour].pid);
+            NEWRMA_VERBOSE(1, "could not read the memory of process %d with process_vm_readv (Yama "
+                           "ptrace_scope, seccomp or a missing CAP_SYS_PTRACE?): the window uses active "
+                           "messages over the node's FIFOs instead", (int) peers[neighbour].pid);
         }
-        return OMPI_ERR_NOT_SUPPORTED;
+        return OMPI_ERR_UNREACH;
     }
     return OMPI_SUCCESS;
 }
@@ -188,9 +215,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     osc_newrma_dyn_init(&module->dyn);
     module->win = win;
     module->flavor = flavor;
-    module->path = choose_path(flavor, comm);
     module->state = NEWRMA_WIN_NONE;
-    memcpy(&module->super, path_table(module->path), sizeof(module->super));
     win->w_osc_module = &module->super;
 
     ret = ompi_comm_dup(comm, &module->comm);
@@ -205,12 +230,16 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    /* every process must map offsets to accumulate stripes alike */
-    ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, &module->acc_granularity, 1, MPI_UNSIGNED_LONG,
-                                               MPI_MAX, module->comm, module->comm->c_coll->coll_allreduce_module);
+    /* every process must map offsets to accumulate stripes alike, and take
+     * the same path: one reduction agrees on both */
+    unsigned long agree[2] = { module->acc_granularity, wants_am(flavor, module->size) };
+    ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, agree, 2, MPI_UNSIGNED_LONG, MPI_MAX,
+                                               module->comm, module->comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
+    module->acc_granularity = agree[0];
+    set_path(module, choose_path(flavor, comm, 0 != agree[1]));
     ret = osc_newrma_info_set_granularity(module);
     if (OMPI_SUCCESS != ret) {
         goto error;
@@ -219,10 +248,15 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
+    if (NEWRMA_PATH_AM != module->path) {
+        ret = node_segment_init(module, base, size, disp_unit, &peers, &probes);
+        if (OMPI_ERR_UNREACH == ret) {
+            /* single-copy refused somewhere (all ranks know): active messages */
+            set_path(module, NEWRMA_PATH_AM);
+        }
+    }
     if (NEWRMA_PATH_AM == module->path) {
         ret = osc_newrma_am_window_init(module, base, size, disp_unit);
-    } else {
-        ret = node_segment_init(module, base, size, disp_unit, &peers, &probes);
     }
     if (OMPI_SUCCESS != ret) {
         goto error;
@@ -265,6 +299,14 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
 
     if (OMPI_SUCCESS != ret) {
         return ret;
+    }
+    /* every packet of the window in a queue before the barrier, so none is
+     * lost when the FIFO segment goes */
+    if (NEWRMA_PATH_AM == module->path) {
+        ret = osc_newrma_fifo_window_quiesce(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
     }
     /* nobody may still be reading or writing our memory when it goes */
     if (module->size > 1) {

@@ -246,7 +246,7 @@ static size_t shmem_pad(size_t alignment)
     return OPAL_ALIGN_PAD_AMOUNT(sizeof(opal_shmem_seg_hdr_t), alignment);
 }
 
-static int shm_create_file(ompi_osc_newrma_module_t *module, size_t request)
+static int shm_create_file(opal_shmem_ds_t *ds, size_t request)
 {
     static unsigned int counter = 0;
     char hostname[256];
@@ -263,7 +263,7 @@ static int shm_create_file(ompi_osc_newrma_module_t *module, size_t request)
                      hostname, (int) getpid(), counter++)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = opal_shmem_segment_create(&module->shm.ds, path, request);
+    ret = opal_shmem_segment_create(ds, path, request);
     if (OPAL_SUCCESS != ret) {
         opal_show_help("help-osc-newrma.txt", "segment create failed", true,
                        path, (unsigned long) request, mca_osc_newrma_component.backing_directory);
@@ -274,49 +274,57 @@ static int shm_create_file(ompi_osc_newrma_module_t *module, size_t request)
 
 /* Collective: the creator's status travels with the descriptor, so every rank
  * learns of a failure and all of them return it. */
-static int shm_attach_shared(ompi_osc_newrma_module_t *module, size_t alignment)
+int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
+                       opal_shmem_ds_t *ds, char **base)
 {
-    osc_newrma_shm_t *shm = &module->shm;
     struct { int status; opal_shmem_ds_t ds; } announce;
     size_t pad = shmem_pad(alignment);
     int attached, all_attached = 0, ret;
 
+    *base = NULL;
     memset(&announce, 0, sizeof(announce));
-    if (0 == module->rank) {
-        announce.status = shm_create_file(module, shm->layout.total_size + pad);
-        announce.ds = shm->ds;
+    if (0 == ompi_comm_rank(comm)) {
+        announce.status = shm_create_file(ds, size + pad);
+        announce.ds = *ds;
     }
-    ret = module->comm->c_coll->coll_bcast(&announce, sizeof(announce), MPI_BYTE, 0, module->comm,
-                                           module->comm->c_coll->coll_bcast_module);
+    ret = comm->c_coll->coll_bcast(&announce, sizeof(announce), MPI_BYTE, 0, comm,
+                                   comm->c_coll->coll_bcast_module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
     if (OMPI_SUCCESS != announce.status) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    shm->ds = announce.ds;
+    *ds = announce.ds;
 
-    char *mapped = opal_shmem_segment_attach(&shm->ds);
+    char *mapped = opal_shmem_segment_attach(ds);
     attached = (NULL != mapped);
-    if (attached) {
-        shm->base = mapped + pad;
-        shm->is_shared = true;
-    }
     /* after this reduction everyone has mapped (or failed): the file can go,
      * so a job killed from here on leaves nothing in the backing directory */
-    ret = module->comm->c_coll->coll_allreduce(&attached, &all_attached, 1, MPI_INT, MPI_MIN,
-                                               module->comm, module->comm->c_coll->coll_allreduce_module);
-    if (0 == module->rank) {
-        opal_shmem_unlink(&shm->ds);
+    ret = comm->c_coll->coll_allreduce(&attached, &all_attached, 1, MPI_INT, MPI_MIN,
+                                       comm, comm->c_coll->coll_allreduce_module);
+    if (0 == ompi_comm_rank(comm)) {
+        opal_shmem_unlink(ds);
     }
     if (OMPI_SUCCESS == ret && !all_attached) {
         ret = OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (OMPI_SUCCESS != ret && attached) {
-        opal_shmem_segment_detach(&shm->ds);
-        shm->base = NULL;
-        shm->is_shared = false;
+    if (OMPI_SUCCESS != ret) {
+        if (attached) {
+            opal_shmem_segment_detach(ds);
+        }
+        return ret;
     }
+    *base = mapped + pad;
+    return OMPI_SUCCESS;
+}
+
+static int shm_attach_shared(ompi_osc_newrma_module_t *module, size_t alignment)
+{
+    osc_newrma_shm_t *shm = &module->shm;
+    int ret = osc_newrma_shm_map(module->comm, shm->layout.total_size, alignment, &shm->ds, &shm->base);
+
+    shm->is_shared = OMPI_SUCCESS == ret;
     return ret;
 }
 
@@ -393,21 +401,10 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    opal_atomic_rmb();
-#endif
-}
-
 void osc_newrma_backoff(unsigned int *spins)
 {
     if (++*spins < 16) {
-        cpu_relax();
+        osc_newrma_cpu_relax();
         return;
     }
     /* past the busy phase: let the rest of MPI progress and give the core

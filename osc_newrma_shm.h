@@ -23,6 +23,7 @@
 BEGIN_C_DECLS
 
 struct ompi_osc_newrma_module_t;
+struct ompi_communicator_t;
 
 #define NEWRMA_SHM_MAGIC 0x6e6577726d610001ull /* "newrma" + layout version 1 */
 
@@ -148,6 +149,13 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nran
 int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module,
                           const osc_newrma_peer_input_t *peers);
 void osc_newrma_shm_detach(osc_newrma_shm_t *shm);
+/* The mapping step alone, for any segment (the FIFO segment of
+ * osc_newrma_fifo.c too): communicator rank 0 creates a file of `size`
+ * bytes (plus opal/shmem's header), everyone maps it at a base aligned to
+ * `alignment`, then it is unlinked.  Collective; fails on every rank if it
+ * fails on any. */
+int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
+                       opal_shmem_ds_t *ds, char **base);
 unsigned int osc_newrma_post_ring_slots(int nranks);
 
 static inline osc_newrma_peer_info_t *osc_newrma_shm_peer(const osc_newrma_shm_t *shm, int rank)
@@ -209,6 +217,19 @@ static inline volatile int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)
 {
     return (osc_newrma_peer_dyn_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.dyn_in_rank);
+}
+
+/* One spin-wait step: tell the CPU we are spinning (frees the core's
+ * resources for a sibling hardware thread, saves power). */
+static inline void osc_newrma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("pause" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    opal_atomic_rmb();
+#endif
 }
 
 /* Polite spinning: a short busy phase, then progress + yield, so that

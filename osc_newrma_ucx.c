@@ -17,7 +17,6 @@
 #if OSC_NEWRMA_HAVE_UCX
 
 #include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +24,6 @@
 
 #include "opal/class/opal_hash_table.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/threads.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/proc/proc.h"
 
@@ -46,10 +44,7 @@ static struct {
     size_t address_len;
     opal_hash_table_t peers;   /* process name (uint64) -> ucx_peer_t */
     osc_newrma_ucx_recv_fn_t recv;
-    /* asynchronous progress thread (osc_newrma_progress_thread) */
-    opal_thread_t thread;
-    volatile bool thread_running;
-    int efd;
+    int efd;                   /* event descriptor, for the progress thread */
 } ucx = { .efd = -1 };
 
 static uint64_t proc_key(const struct ompi_proc_t *proc)
@@ -233,41 +228,23 @@ int osc_newrma_ucx_progress(void)
     return count;
 }
 
-/* The asynchronous progress thread: serve packets while the application
- * computes outside MPI.  Sleeps on the worker's event descriptor (armed
- * under the lock), waking at least every few milliseconds to see whether
- * it should stop. */
-static void *progress_thread_main(opal_object_t *arg)
+/* For the progress thread (osc_newrma_am_target.c): arm the worker's event
+ * descriptor so that poll() on it wakes at the next event.  AM lock held. */
+int osc_newrma_ucx_arm(int *fd)
 {
-    (void) arg;
-    while (ucx.thread_running) {
-        ucs_status_t status;
-        opal_mutex_lock(&mca_osc_newrma_component.am_lock);
-        (void) osc_newrma_ucx_progress_locked();
-        status = ucp_worker_arm(ucx.worker);
-        opal_mutex_unlock(&mca_osc_newrma_component.am_lock);
-        if (UCS_OK == status) {
-            struct pollfd pfd = { .fd = ucx.efd, .events = POLLIN };
-            (void) poll(&pfd, 1, 5);
-        }
-    }
-    return NULL;
-}
+    ucs_status_t status;
 
-static int progress_thread_start(void)
-{
-    if (UCS_OK != ucp_worker_get_efd(ucx.worker, &ucx.efd)) {
-        return OMPI_ERROR;
+    if (!ucx.up || ucx.efd < 0) {
+        return OMPI_ERR_NOT_AVAILABLE;
     }
-    OBJ_CONSTRUCT(&ucx.thread, opal_thread_t);
-    ucx.thread.t_run = progress_thread_main;
-    ucx.thread_running = true;
-    if (OPAL_SUCCESS != opal_thread_start(&ucx.thread)) {
-        ucx.thread_running = false;
-        OBJ_DESTRUCT(&ucx.thread);
-        return OMPI_ERROR;
+    status = ucp_worker_arm(ucx.worker);
+    if (UCS_ERR_BUSY == status) {
+        return OMPI_ERR_WOULD_BLOCK;    /* events pending: progress first */
     }
-    NEWRMA_VERBOSE(10, "asynchronous progress thread started");
+    if (UCS_OK != status) {
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    *fd = ucx.efd;
     return OMPI_SUCCESS;
 }
 
@@ -324,8 +301,9 @@ static int transport_up(osc_newrma_ucx_recv_fn_t recv)
     ucx.recv = recv;
     ucx.up = true;
     opal_progress_register(osc_newrma_ucx_progress);
-    if (mca_osc_newrma_component.progress_thread && OMPI_SUCCESS != progress_thread_start()) {
-        NEWRMA_VERBOSE(1, "could not start the progress thread; progress only inside MPI calls");
+    if (mca_osc_newrma_component.progress_thread && UCS_OK != ucp_worker_get_efd(ucx.worker, &ucx.efd)) {
+        ucx.efd = -1;
+        NEWRMA_VERBOSE(1, "no UCX event descriptor: the progress thread polls UCX every few milliseconds");
     }
     NEWRMA_VERBOSE(10, "UCX transport up (worker address %lu bytes)", (unsigned long) ucx.address_len);
     return OMPI_SUCCESS;
@@ -333,11 +311,7 @@ static int transport_up(osc_newrma_ucx_recv_fn_t recv)
 
 void osc_newrma_ucx_fini(void)
 {
-    if (ucx.thread_running) {
-        ucx.thread_running = false;
-        (void) opal_thread_join(&ucx.thread, NULL);
-        OBJ_DESTRUCT(&ucx.thread);
-    }
+    /* the progress thread is stopped already (osc_newrma_am_fini) */
     if (ucx.up) {
         uint64_t key;
         void *value, *node = NULL;
@@ -360,6 +334,7 @@ void osc_newrma_ucx_fini(void)
         }
         OBJ_DESTRUCT(&ucx.peers);
         ucx.up = false;
+        ucx.efd = -1;
     }
     if (NULL != ucx.address) {
         ucp_worker_release_address(ucx.worker, ucx.address);
@@ -499,6 +474,12 @@ int osc_newrma_ucx_progress(void)
 int osc_newrma_ucx_progress_locked(void)
 {
     return 0;
+}
+
+int osc_newrma_ucx_arm(int *fd)
+{
+    (void) fd;
+    return OMPI_ERR_NOT_AVAILABLE;
 }
 
 void osc_newrma_ucx_fini(void)

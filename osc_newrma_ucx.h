@@ -56,6 +56,11 @@ int osc_newrma_ucx_progress(void);
  * of events. */
 int osc_newrma_ucx_progress_locked(void);
 
+/* Arm the worker's event descriptor for the progress thread: OMPI_SUCCESS
+ * (poll *fd), OMPI_ERR_WOULD_BLOCK (events pending: progress again first)
+ * or OMPI_ERR_NOT_AVAILABLE (no UCX, or no descriptor).  AM lock held. */
+int osc_newrma_ucx_arm(int *fd);
+
 /* Tear down (component finalize). */
 void osc_newrma_ucx_fini(void);
 

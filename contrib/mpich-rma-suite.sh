@@ -5,8 +5,9 @@
 #
 #   contrib/mpich-rma-suite.sh [OPTIONS] [TEST...]
 #
-#   --mode MODE             default, minimum, remote or remote-minimum: the
-#                           modes of tests/run.sh (contrib/newrma-modes.sh)
+#   --mode MODE             default, minimum, remote, remote-minimum, fifo or
+#                           fifo-minimum: the modes of tests/run.sh
+#                           (contrib/newrma-modes.sh)
 #   --osc NAME              run under --mca osc NAME instead of newrma
 #   --mca NAME VALUE        extra MCA parameter for every run (repeatable)
 #   --timeout S             per-test time limit unless the test list gives one

@@ -8,12 +8,16 @@
 #                   active-message path over UCX's TCP transport on loopback
 #   remote-minimum  both
 #   remote-sm       every peer remote, over UCX's shared-memory transports
-newrma_modes="default minimum remote remote-minimum remote-sm"
+#   fifo            osc_newrma_force_am: create/dynamic windows on one node
+#                   take the active-message path, over the node-local FIFOs
+#   fifo-minimum    fifo and minimum (FIFOs of 2 cells: constant back-pressure)
+newrma_modes="default minimum remote remote-minimum remote-sm fifo fifo-minimum"
 newrma_minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
  --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
  --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
  --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2"
 newrma_remote_args="--mca osc_newrma_force_remote 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo"
+newrma_fifo_args="--mca osc_newrma_force_am 1"
 newrma_mode_args() {
     case "$1" in
         default) ;;
@@ -21,6 +25,8 @@ newrma_mode_args() {
         remote) echo "$newrma_remote_args" ;;
         remote-minimum) echo "$newrma_remote_args $newrma_minimum_args" ;;
         remote-sm) echo "--mca osc_newrma_force_remote 1 -x UCX_TLS=sm,self" ;;
+        fifo) echo "$newrma_fifo_args" ;;
+        fifo-minimum) echo "$newrma_fifo_args $newrma_minimum_args" ;;
         *) echo "unknown mode $1 (one of: $newrma_modes)" >&2; return 2 ;;
     esac
 }

@@ -170,6 +170,10 @@ static long long cvar_value(const char *name)
         unsigned long long v;
         ret = MPI_T_cvar_read(handle, &v);
         value = MPI_SUCCESS == ret ? (long long) v : -1;
+    } else if (MPI_C_BOOL == type) {
+        _Bool v = 0;
+        ret = MPI_T_cvar_read(handle, &v);
+        value = MPI_SUCCESS == ret ? (long long) v : -1;
     }
     MPI_T_cvar_handle_free(&handle);
     return value;
@@ -545,7 +549,11 @@ int main(int argc, char **argv)
         }
     }
     if (counters_ok && nprocs >= 2 && nprocs <= 4) {
-        for (int flavor = 0 ; flavor < 2 ; ++flavor) {
+        /* over the node's FIFOs (osc_newrma_force_am, am_packet_counts_fifo.c)
+         * only create windows take the active-message path: allocate
+         * windows are served by load/store and send no packet */
+        int flavors = cvar_value("osc_newrma_force_remote") > 0 ? 2 : 1;
+        for (int flavor = 0 ; flavor < flavors ; ++flavor) {
             run_flavor(flavor);
         }
     }

@@ -94,7 +94,13 @@ for file in "${names[@]}"; do
     case "$file" in *.sh) continue ;; esac
     name=${file%.c}
     src=$top/tests/$file
-    if [ ! "$bindir/$name" -nt "$src" ] || [ "$top/tests/common.h" -nt "$bindir/$name" ]; then
+    stale=0
+    # a test may be another one run with other parameters (#include "x.c")
+    for dep in "$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.c\)"/\1/p' "$src"); do
+        case "$dep" in /*) ;; *) dep=$top/tests/$dep ;; esac
+        [ "$bindir/$name" -nt "$dep" ] || stale=1
+    done
+    if [ $stale -eq 1 ]; then
         internals=()
         if grep -q 'newrma-test:.*links-component' "$src"; then
             # a test of the component's own functions: its headers and library

@@ -11,6 +11,19 @@
  *     grows O(n) per rank (the rank block does not depend on n beyond the
  *     capped post ring);
  *   - no_locks removes the lock line and queue nodes.
+ * And the FIFO segment's layout (osc_newrma_fifo_layout), for 1 to 64 ranks,
+ * depths 2..65, requested cell sizes 0..1100 bytes, 64- and 128-byte lines,
+ * single- and multi-threaded:
+ *   - every region on a cache line, inside the segment, disjoint;
+ *   - the header (read-only wrapper) on no line written at run time;
+ *   - per receiver: the producers' enqueue ticket, the receiver's words and
+ *     every cell on lines of their own (different writers); the receiver's
+ *     two words share a line unless thread_multiple;
+ *   - a cell holds the cell header plus a whole packet header, is whole
+ *     lines, and is no bigger than asked for, rounded up to a line;
+ *   - the total is exact: header line + n x (2 or 3 lines + depth x cell),
+ *     O(n) for the node and O(1) per rank;
+ *   - depth < 2, a zero or non-power-of-two line size are refused.
  * With arguments it prints the layout for those rank counts instead:
  *   segment_layout print N [N...]
  *
@@ -19,6 +32,8 @@
 #include "ompi_config.h"
 #include "ompi/constants.h"
 #include "osc_newrma_shm.h"
+#include "osc_newrma_fifo.h"
+#include "osc_newrma_am.h"
 
 #include "common.h"
 
@@ -105,6 +120,70 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
 
 static void print_line(void *ctx, const char *line) { (void) ctx; printf("%s\n", line); }
 
+static void check_fifo_layout(int n, unsigned depth, size_t cell, size_t line, bool mt)
+{
+    osc_newrma_fifo_params_t p = { .nranks = n, .depth = depth, .cell_size = cell, .cacheline = line,
+                                   .thread_multiple = mt };
+    osc_newrma_fifo_layout_t l;
+    char what[96];
+    snprintf(what, sizeof(what), "fifo n=%d depth=%u cell=%zu line=%zu mt=%d", n, depth, cell, line, mt);
+    int ret = osc_newrma_fifo_layout(&l, &p);
+    CHECK(OMPI_SUCCESS == ret, "%s: layout failed", what);
+    if (OMPI_SUCCESS != ret) return;
+
+    size_t smallest = sizeof(osc_newrma_fifo_cell_t) + sizeof(osc_newrma_am_hdr_t);
+    size_t want_cell = ((cell > smallest ? cell : smallest) + line - 1) / line * line;
+    CHECK(l.cell_size == want_cell, "%s: cell %zu bytes, expected %zu", what, l.cell_size, want_cell);
+    CHECK(l.depth == depth, "%s: depth %u", what, l.depth);
+    CHECK(l.header_offset % line == 0 && l.rank_offset % line == 0 && l.rank_stride % line == 0,
+          "%s: regions not line aligned", what);
+    CHECK(l.rank_offset >= l.header_offset + sizeof(osc_newrma_fifo_header_t), "%s: header overlaps", what);
+    CHECK(l.rank_offset - l.header_offset == line, "%s: header is not exactly one line", what);
+    /* inside a block: ticket | owner words | cells, each on its own lines */
+    CHECK(l.enqueue_in_rank % line == 0 && l.dequeue_in_rank % line == 0 && l.cells_in_rank % line == 0,
+          "%s: block regions not line aligned", what);
+    CHECK(l.enqueue_in_rank / line != l.dequeue_in_rank / line, "%s: ticket and dequeue share a line", what);
+    CHECK(l.enqueue_in_rank / line != l.backlog_in_rank / line, "%s: ticket and backlog word share a line", what);
+    CHECK(l.cells_in_rank > l.dequeue_in_rank && l.cells_in_rank > l.backlog_in_rank
+          && l.cells_in_rank > l.enqueue_in_rank, "%s: cells before the words", what);
+    CHECK(l.backlog_in_rank + sizeof(int64_t) <= l.cells_in_rank, "%s: backlog word overlaps the cells", what);
+    if (mt) CHECK(l.dequeue_in_rank / line != l.backlog_in_rank / line, "%s: MT owner words share a line", what);
+    else CHECK(l.dequeue_in_rank / line == l.backlog_in_rank / line, "%s: owner words should share a line", what);
+    size_t words_lines = mt ? 3 : 2;
+    CHECK(l.cells_in_rank == words_lines * line, "%s: %zu bytes before the cells, expected %zu", what,
+          l.cells_in_rank, words_lines * line);
+    CHECK(l.rank_stride == l.cells_in_rank + (size_t) depth * l.cell_size, "%s: block not exact", what);
+    CHECK(l.total_size == line + (size_t) n * l.rank_stride, "%s: total %zu not exact", what, l.total_size);
+}
+
+static void check_fifo_layouts(void)
+{
+    static const size_t cells[] = { 0, 1, 95, 96, 97, 128, 255, 256, 257, 1100 };
+    for (int n = 1; n <= 64; ++n)
+        for (unsigned depth = 2; depth <= 65; depth += (depth < 4 ? 1 : 21))
+            for (size_t c = 0; c < sizeof(cells) / sizeof(cells[0]); ++c)
+                for (int mt = 0; mt < 2; ++mt) {
+                    check_fifo_layout(n, depth, cells[c], 64, mt);
+                    check_fifo_layout(n, depth, cells[c], 128, mt);
+                }
+    /* O(1) per rank: the block does not depend on n */
+    osc_newrma_fifo_params_t p = { .nranks = 4, .depth = 64, .cell_size = 256, .cacheline = LINE };
+    osc_newrma_fifo_layout_t a, b;
+    osc_newrma_fifo_layout(&a, &p);
+    p.nranks = 400;
+    osc_newrma_fifo_layout(&b, &p);
+    CHECK(a.rank_stride == b.rank_stride, "FIFO block grows with n: %zu vs %zu", a.rank_stride, b.rank_stride);
+    /* refused parameters */
+    p.depth = 1;
+    CHECK(OMPI_SUCCESS != osc_newrma_fifo_layout(&a, &p), "FIFO depth 1 accepted");
+    p.depth = 2; p.cacheline = 0;
+    CHECK(OMPI_SUCCESS != osc_newrma_fifo_layout(&a, &p), "FIFO cache line 0 accepted");
+    p.cacheline = 96;
+    CHECK(OMPI_SUCCESS != osc_newrma_fifo_layout(&a, &p), "FIFO cache line 96 accepted");
+    p.cacheline = LINE; p.nranks = 0;
+    CHECK(OMPI_SUCCESS != osc_newrma_fifo_layout(&a, &p), "FIFO of 0 ranks accepted");
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -123,6 +202,13 @@ int main(int argc, char **argv)
                 printf("  control bytes per rank: %zu\n\n", (l.data_offset) / (size_t) n);
             }
             free(peers);
+            osc_newrma_fifo_params_t fp = { .nranks = n, .depth = 64, .cell_size = 1024, .cacheline = LINE };
+            osc_newrma_fifo_layout_t fl;
+            if (OMPI_SUCCESS == osc_newrma_fifo_layout(&fl, &fp)) {
+                printf("FIFO segment of an active-message window, %d local ranks (defaults):\n", n);
+                osc_newrma_fifo_layout_print(&fl, n, print_line, NULL);
+                printf("  bytes per rank: %zu\n\n", fl.total_size / (size_t) n);
+            }
         }
         MPI_Finalize();
         return 0;
@@ -142,5 +228,6 @@ int main(int argc, char **argv)
     p.nranks = 640;
     osc_newrma_shm_layout(&b, &p);
     CHECK(a.rank_stride == b.rank_stride, "rank block grows with n: %zu vs %zu", a.rank_stride, b.rank_stride);
+    check_fifo_layouts();
     return test_finalize("segment_layout");
 }
