@@ -133,15 +133,6 @@ int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout, const osc_newrma_fi
     return OMPI_SUCCESS;
 }
 
-static void print_region(void (*print)(void *, const char *), void *ctx, const char *name,
-                         size_t offset, size_t bytes, const char *note)
-{
-    char text[512];
-    snprintf(text, sizeof(text), "  %-22s offset %8lu  %8lu bytes  %s", name, (unsigned long) offset,
-             (unsigned long) bytes, note);
-    print(ctx, text);
-}
-
 void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *l, int nranks,
                                   void (*print)(void *ctx, const char *line), void *ctx)
 {
@@ -151,15 +142,15 @@ void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *l, int nranks,
              "%u cells of %lu bytes per rank, rank block %lu bytes", nranks, (unsigned long) l->total_size,
              (unsigned long) l->cacheline, l->depth, (unsigned long) l->cell_size, (unsigned long) l->rank_stride);
     print(ctx, text);
-    print_region(print, ctx, "header", l->header_offset, l->rank_offset - l->header_offset,
+    osc_newrma_shm_print_region(print, ctx, "header", l->header_offset, l->rank_offset - l->header_offset,
                  "magic, size, ranks, depth, cell size; written once by node rank 0");
-    print_region(print, ctx, "receiver blocks", l->rank_offset, (size_t) nranks * l->rank_stride, "one per rank:");
-    print_region(print, ctx, "  enqueue ticket", l->enqueue_in_rank, l->cacheline, "written by the rank's senders");
-    print_region(print, ctx, "  owner words", l->dequeue_in_rank, l->cells_in_rank - l->dequeue_in_rank,
+    osc_newrma_shm_print_region(print, ctx, "receiver blocks", l->rank_offset, (size_t) nranks * l->rank_stride, "one per rank:");
+    osc_newrma_shm_print_region(print, ctx, "  enqueue ticket", l->enqueue_in_rank, l->cacheline, "written by the rank's senders");
+    osc_newrma_shm_print_region(print, ctx, "  owner words", l->dequeue_in_rank, l->cells_in_rank - l->dequeue_in_rank,
                  "dequeue position, own backlog; written by the rank");
     snprintf(text, sizeof(text), "%u x %lu bytes, each filled by the sender that reserved it", l->depth,
              (unsigned long) l->cell_size);
-    print_region(print, ctx, "  cells", l->cells_in_rank, (size_t) l->depth * l->cell_size, text);
+    osc_newrma_shm_print_region(print, ctx, "  cells", l->cells_in_rank, (size_t) l->depth * l->cell_size, text);
 }
 
 /* ------------------------------------------------------------------ */

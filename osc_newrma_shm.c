@@ -155,8 +155,8 @@ int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_
     return OMPI_SUCCESS;
 }
 
-static void print_region(void (*print)(void *, const char *), void *ctx, const char *name,
-                         size_t offset, size_t bytes, const char *note)
+void osc_newrma_shm_print_region(void (*print)(void *, const char *), void *ctx, const char *name,
+                                 size_t offset, size_t bytes, const char *note)
 {
     char text[512];
     snprintf(text, sizeof(text), "  %-22s offset %8lu  %8lu bytes  %s", name, (unsigned long) offset,
@@ -173,27 +173,27 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     snprintf(text, sizeof(text), "segment of %d ranks: %lu bytes in all, cache line %lu, rank block %lu bytes",
              nranks, (unsigned long) l->total_size, (unsigned long) l->cacheline, (unsigned long) l->rank_stride);
     print(ctx, text);
-    print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
+    osc_newrma_shm_print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
                  "written once by rank 0");
-    print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
+    osc_newrma_shm_print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
                  "barrier arrivals | lock_all holders | exclusive lockers");
-    print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
+    osc_newrma_shm_print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
                  "base, size, disp unit, pid per rank; written once by rank 0");
-    print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");
+    osc_newrma_shm_print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");
     if (SIZE_MAX != l->lock_in_rank) {
-        print_region(print, ctx, "  lock word", l->lock_in_rank, l->cacheline, "written by origins locking the rank");
+        osc_newrma_shm_print_region(print, ctx, "  lock word", l->lock_in_rank, l->cacheline, "written by origins locking the rank");
         snprintf(text, sizeof(text), "%u x 1 line, the rank's queue nodes", l->qnodes);
-        print_region(print, ctx, "  queue nodes", l->qnodes_in_rank, (size_t) l->qnodes * l->cacheline, text);
+        osc_newrma_shm_print_region(print, ctx, "  queue nodes", l->qnodes_in_rank, (size_t) l->qnodes * l->cacheline, text);
     }
-    print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
-    print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
+    osc_newrma_shm_print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
+    osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
-    print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
-    print_region(print, ctx, "  owner words", l->post_head_in_rank, l->ring_in_rank - l->post_head_in_rank,
+    osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
+    osc_newrma_shm_print_region(print, ctx, "  owner words", l->post_head_in_rank, l->ring_in_rank - l->post_head_in_rank,
                  SIZE_MAX != l->dyn_in_rank ? "post head, dynamic-region directory" : "post head");
     snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
-    print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);
-    print_region(print, ctx, "window memory", l->data_offset, l->total_size - l->data_offset,
+    osc_newrma_shm_print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);
+    osc_newrma_shm_print_region(print, ctx, "window memory", l->data_offset, l->total_size - l->data_offset,
                  "allocate/allocate_shared windows");
 }
 

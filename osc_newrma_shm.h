@@ -141,6 +141,10 @@ typedef struct {
 int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
 
 /* Print a layout, one region a line (the layout tool and verbose output). */
+/* One line of a layout printout: a region's name, offset, size and note. */
+void osc_newrma_shm_print_region(void (*print)(void *, const char *), void *ctx, const char *name,
+                                 size_t offset, size_t bytes, const char *note);
+
 void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
                                  void (*print)(void *ctx, const char *line), void *ctx);
 
