@@ -23,7 +23,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define ITERATIONS 300
+#define ITERATIONS 300        /* NEWRMA_WIN_ITERATIONS=N for a longer soak */
 #define BASELINE_AT 50         /* iterations before the resident-memory baseline */
 #define SCAN_EVERY 10          /* iterations between /dev/shm scans */
 #define RSS_SLACK_KB 2048
@@ -170,12 +170,14 @@ int main(int argc, char **argv)
     MPI_Gather(&pid, 1, MPI_INT, job_pids, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
     scan_dev_shm("before any window");
-    for (int iter = 0; iter < ITERATIONS; ++iter) {
+    const char *env = getenv("NEWRMA_WIN_ITERATIONS");
+    const int iterations = NULL != env && atoi(env) > BASELINE_AT ? atoi(env) : ITERATIONS;
+    for (int iter = 0; iter < iterations; ++iter) {
         for (int f = 0; f < FLAVOR_COUNT; ++f) {
             open_and_use(&live[2 * f], f, MPI_COMM_WORLD, iter);
             open_and_use(&live[2 * f + 1], f, sub, iter);
         }
-        if (0 == iter % SCAN_EVERY || ITERATIONS - 1 == iter) {
+        if (0 == iter % SCAN_EVERY || iterations - 1 == iter) {
             char when[64];
             /* every communicator has finished creating its windows */
             MPI_Barrier(MPI_COMM_WORLD);
@@ -198,8 +200,8 @@ int main(int argc, char **argv)
     CHECK(rss_base > 0 && rss_end > 0, "cannot read VmRSS from /proc/self/status");
     CHECK(rss_end - rss_base <= RSS_SLACK_KB,
           "resident memory grew by %ld kB (from %ld kB after %d iterations to %ld kB after %d; %d windows): a leak",
-          rss_end - rss_base, rss_base, BASELINE_AT, rss_end, ITERATIONS,
-          (ITERATIONS - BASELINE_AT) * 2 * FLAVOR_COUNT);
+          rss_end - rss_base, rss_base, BASELINE_AT, rss_end, iterations,
+          (iterations - BASELINE_AT) * 2 * FLAVOR_COUNT);
     CHECK(fds_end <= fds_base, "open descriptors grew from %d to %d", fds_base, fds_end);
     int maps = count_newrma_mappings();
     CHECK(0 == maps, "%d mappings of " PREFIX " files remain after every window was freed", maps);
