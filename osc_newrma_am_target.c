@@ -551,15 +551,19 @@ static bool payload_fits(const osc_newrma_am_hdr_t *hdr, size_t bytes, size_t le
 #define NEWRMA_BORROW_MIN 8192
 
 /* One more operation of the origin's segment is done. */
-static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int status)
+static void count_operation(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st, int status,
+                            osc_newrma_am_hdr_t *reply)
 {
-    origin_state_t *st = origin_state(module, origin);
-
     if (OMPI_SUCCESS != status && OMPI_SUCCESS == st->status) {
         st->status = status;
     }
     st->processed++;
-    segment_check(module, origin, st, NULL);
+    segment_check(module, origin, st, reply);
+}
+
+static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int status)
+{
+    count_operation(module, origin, origin_state(module, origin), status, NULL);
 }
 
 /* Count the operation, then answer it if it fetches (the answer may carry
@@ -575,11 +579,7 @@ static void operation_done(ompi_osc_newrma_module_t *module, int origin, origin_
         (void) send_copy(module, origin, reply, out, n, NULL, true);
         return;
     }
-    if (OMPI_SUCCESS != ret && OMPI_SUCCESS == st->status) {
-        st->status = ret;
-    }
-    st->processed++;
-    segment_check(module, origin, st, fetching ? reply : NULL);
+    count_operation(module, origin, st, ret, fetching ? reply : NULL);
     if (fetching) {
         (void) send_copy(module, origin, reply, out, n, out_owned, false);
     }
