@@ -22,18 +22,22 @@
  *                   copy): the part of a window that is Open MPI's own
  *                   communicator, whatever the osc component (every one
  *                   here duplicates the window's communicator)
+ *     --time N      also time window creation: N times MPI_Win_create /
+ *                   _allocate / _create_dynamic (nothing attached) + free,
+ *                   one window at a time, each from a barrier to the
+ *                   slowest rank's return from free (MPI_MAX); the median
  *
  * Output (rank 0): one line per flavor
  *   <flavor> ranks=N mapped_per_proc=B heap_per_proc=B rss_per_proc=B
  * (averages over the ranks of the per-window growth), or
  *   <flavor> ranks=N declined
+ * and with --time one line per flavor
+ *   <flavor> ranks=N create_free_us=T      (or create_free_us=-: declined)
  */
+#include "bench_common.h"
+
 #include <malloc.h>
-#include <mpi.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define MAX_MAPS 4096
 #define MAX_WINDOWS 64
@@ -87,18 +91,19 @@ static long new_shared_bytes(const range_t *before, int nb, const range_t *after
     return total;
 }
 
-enum flavor { ALLOCATE, CREATE, DYNAMIC, COMM };
+/* the window flavors of bench_common.h, then a communicator duplicate */
+enum { COMM = BENCH_NFLAVORS };
 static const char *flavor_name[] = { "allocate", "create", "dynamic", "comm_dup" };
 static MPI_Comm comms[MAX_WINDOWS + 1];
 static char create_mem[MAX_WINDOWS + 1][WIN_BYTES];
 static char dynamic_mem[MAX_WINDOWS + 1][WIN_BYTES];
 static int rank, size, do_puts;
 
-/* create window w of a flavor and touch it; MPI_SUCCESS or an error */
-static int make(enum flavor f, int w, MPI_Win *win)
+/* create window w of a flavor and touch it; MPI_SUCCESS or an error.
+ * The memory of create/dynamic windows is static, so that the heap growth
+ * is the component's alone. */
+static int make(int f, int w, struct bench_win *win)
 {
-    static MPI_Aint *addrs;
-    void *base;
     int rc;
     uint64_t one = 1;
 
@@ -106,48 +111,54 @@ static int make(enum flavor f, int w, MPI_Win *win)
         rc = MPI_Comm_dup(MPI_COMM_WORLD, &comms[w]);
         return MPI_SUCCESS == rc ? MPI_Barrier(comms[w]) : rc;
     }
-    if (ALLOCATE == f)
-        rc = MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, win);
-    else if (CREATE == f)
-        rc = MPI_Win_create(create_mem[w], WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, win);
-    else
-        rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, win);
+    rc = bench_win_open(win, f, WIN_BYTES, BENCH_DYNAMIC == f ? dynamic_mem[w] : create_mem[w], MPI_COMM_WORLD);
     if (MPI_SUCCESS != rc) return rc;
-    if (DYNAMIC == f) {
-        MPI_Aint mine;
-        rc = MPI_Win_attach(*win, dynamic_mem[w], WIN_BYTES);
-        if (MPI_SUCCESS != rc) return rc;
-        if (NULL == addrs) addrs = malloc(sizeof(MPI_Aint) * (size_t) size);  /* once: not a window's cost */
-        MPI_Get_address(dynamic_mem[w], &mine);
-        MPI_Allgather(&mine, 1, MPI_AINT, addrs, 1, MPI_AINT, MPI_COMM_WORLD);
-    }
     /* touch the lock/sync state the way a program would */
-    rc = MPI_Win_lock_all(0, *win);
+    rc = MPI_Win_lock_all(0, win->win);
     for (int p = 0; do_puts && MPI_SUCCESS == rc && p < size; ++p) {
         int t = (rank + 1 + p) % size;
-        rc = MPI_Put(&one, 8, MPI_BYTE, t, DYNAMIC == f ? addrs[t] : 8 * rank % WIN_BYTES, 8, MPI_BYTE, *win);
+        rc = MPI_Put(&one, 8, MPI_BYTE, t, bench_win_disp(win, t, 8 * rank % WIN_BYTES), 8, MPI_BYTE, win->win);
     }
-    if (MPI_SUCCESS == rc) rc = MPI_Win_unlock_all(*win);
+    if (MPI_SUCCESS == rc) rc = MPI_Win_unlock_all(win->win);
     return rc;
 }
 
-/* free windows first..last-1; memory is detached only once every rank's
- * epochs (and so its puts to us) are over */
-static void release(enum flavor f, int first, int last, MPI_Win *win)
+/* free windows first..last-1 (a dynamic window's memory is detached only
+ * once every rank's epochs, and so its puts to us, are over) */
+static void release(int f, int first, int last, struct bench_win *win)
 {
-    if (DYNAMIC == f) MPI_Barrier(MPI_COMM_WORLD);
     for (int w = first; w < last; ++w) {
-        if (COMM == f) { MPI_Comm_free(&comms[w]); continue; }
-        if (DYNAMIC == f) MPI_Win_detach(win[w], dynamic_mem[w]);
-        MPI_Win_free(&win[w]);
+        if (COMM == f) MPI_Comm_free(&comms[w]);
+        else bench_win_close(&win[w], MPI_COMM_WORLD);
     }
+}
+
+/* median microseconds of n window creations + frees of flavor f, each
+ * from a barrier to the slowest rank's return; -1 if refused */
+static double create_free_us(int f, int n)
+{
+    double t[64];
+    struct bench_win win;
+    if (n > 64) n = 64;
+    for (int i = 0; i < n; ++i) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        int ok = MPI_SUCCESS == bench_win_open(&win, f, BENCH_DYNAMIC == f ? 0 : WIN_BYTES,
+                                               BENCH_ALLOCATE == f ? NULL : create_mem[0], MPI_COMM_WORLD);
+        if (ok) bench_win_close(&win, MPI_COMM_WORLD);
+        t[i] = ok ? (MPI_Wtime() - t0) * 1e6 : -1;
+        MPI_Allreduce(MPI_IN_PLACE, &t[i], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (!ok) return -1;
+    }
+    return bench_median(t, n);
 }
 
 int main(int argc, char **argv)
 {
     static range_t before[MAX_MAPS], after[MAX_MAPS];
-    int windows = 8, warmup = 0, dynamic = 0, comm = 0;
-    MPI_Win win[MAX_WINDOWS + 1];
+    int windows = 8, warmup = 0, dynamic = 0, comm = 0, time_n = 0;
+    static struct bench_win win[MAX_WINDOWS + 1];
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -158,12 +169,13 @@ int main(int argc, char **argv)
         else if (0 == strcmp(argv[i], "--puts")) do_puts = 1;
         else if (0 == strcmp(argv[i], "--dynamic")) dynamic = 1;
         else if (0 == strcmp(argv[i], "--comm")) comm = 1;
+        else if (0 == strcmp(argv[i], "--time") && i + 1 < argc) time_n = atoi(argv[++i]);
     }
     if (windows < 1 || windows > MAX_WINDOWS) windows = 8;
     /* a component that refuses a window is reported, not fatal */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    for (enum flavor f = ALLOCATE; f <= COMM; ++f) {
-        if ((DYNAMIC == f && !dynamic) || (COMM == f && !comm)) continue;
+    for (int f = BENCH_ALLOCATE; f <= COMM; ++f) {
+        if ((BENCH_DYNAMIC == f && !dynamic) || (COMM == f && !comm)) continue;
         int ok = 1, all_ok;
         if (warmup) {
             ok = MPI_SUCCESS == make(f, windows, &win[windows]);
@@ -193,6 +205,14 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
         release(f, 0, made, win);
+    }
+    for (int f = BENCH_ALLOCATE; time_n > 0 && f < BENCH_NFLAVORS; ++f) {
+        if (BENCH_DYNAMIC == f && !dynamic) continue;
+        double us = create_free_us(f, time_n);
+        if (0 != rank) continue;
+        if (us < 0) printf("%s ranks=%d create_free_us=-\n", flavor_name[f], size);
+        else printf("%s ranks=%d create_free_us=%.1f\n", flavor_name[f], size, us);
+        fflush(stdout);
     }
     MPI_Finalize();
     return 0;
