@@ -6,7 +6,8 @@
 #   bench_env                  point Open MPI at build/install, allow root
 #   bench_osc_args NAME        mpirun arguments that select osc NAME on node
 #   bench_human BYTES          8B, 64KiB, 4MiB
-#   bench_median               median of the numbers on stdin ("-" ignored)
+#   bench_median               median of the numbers on stdin ("-" ignored;
+#                              the upper one of an even count; nothing if none)
 #   bench_table ...            a table of medians with newrma / best other
 # shellcheck shell=bash
 
@@ -46,7 +47,7 @@ bench_human() {
 
 bench_median() {
     awk '$1 != "-" && $1 != "" { v[n++] = $1 }
-         END { if (!n) { print "-"; exit }
+         END { if (!n) exit
                for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
                print v[int(n / 2)] }'
 }

@@ -35,11 +35,9 @@
  *   remote_latency [create|allocate] [row,row,...]   (default: create, all)
  * create: MPI_Win_create on malloc'ed memory; allocate: MPI_Win_allocate.
  */
-#include <mpi.h>
+#include "bench_common.h"
+
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #ifdef HAVE_UCP
 #include <ucp/api/ucp.h>
 #endif
@@ -71,9 +69,6 @@ static MPI_Win win;
 static int rank_g;
 static char *origin, *result;
 
-static int cmp(const void *a, const void *b) { double x = *(const double *) a, y = *(const double *) b; return (x > y) - (x < y); }
-
-static double median(double *v, int n) { qsort(v, (size_t) n, sizeof(double), cmp); return v[n / 2]; }
 
 static int in_lock_all(enum row r) { return FOP_FLUSH == r || PUT_FLUSH == r || PUT_BW == r; }
 
@@ -382,7 +377,7 @@ static void pvars_fini(void)
 int main(int argc, char **argv)
 {
     int rank, size, rc, any_failed;
-    void *base = NULL;
+    struct bench_win bw;
     int create = !(argc > 1 && 0 == strcmp(argv[1], "allocate"));
     struct test tests[NROWS];
     int ntests = 0;
@@ -412,28 +407,19 @@ int main(int argc, char **argv)
     origin = calloc(1, WIN_BYTES);
     result = calloc(1, WIN_BYTES);
     for (int i = 0; i < WIN_BYTES / 8; ++i) ((int64_t *) origin)[i] = 1;
-    if (create) {
-        base = malloc(WIN_BYTES);
-        rc = MPI_Win_create(base, WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    } else {
-        rc = MPI_Win_allocate(WIN_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    }
+    rc = bench_win_open(&bw, create ? BENCH_CREATE : BENCH_ALLOCATE, WIN_BYTES, NULL, MPI_COMM_WORLD);
+    win = bw.win;
     /* agree, so that one rank's failure does not leave the other waiting */
     any_failed = MPI_SUCCESS != rc;
     MPI_Allreduce(MPI_IN_PLACE, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any_failed) {
-        if (0 == rank) {
-            char msg[MPI_MAX_ERROR_STRING] = "on the other rank";
-            int len = 0;
-            if (MPI_SUCCESS != rc) MPI_Error_string(rc, msg, &len);
-            printf("window_failed %s\n", msg);
-        }
-        if (MPI_SUCCESS == rc) MPI_Win_free(&win);
+        if (0 == rank) printf("window_failed %s\n", MPI_SUCCESS != rc ? bench_errstr(rc) : "on the other rank");
+        if (MPI_SUCCESS == rc) bench_win_close(&bw, MPI_COMM_WORLD);
         MPI_Finalize();
         return 0;
     }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    memset(base, 0, WIN_BYTES);
+    memset(bw.base, 0, WIN_BYTES);
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* the bare UCP ping-pong row, where asked for (agreed on both ranks) */
@@ -499,7 +485,7 @@ int main(int argc, char **argv)
             if (t->failed)
                 printf("%-16s %6d %12s\n", row_name[t->row], t->bytes, "-");
             else
-                printf("%-16s %6d %12.3f %ld\n", row_name[t->row], t->bytes, median(t->t, BATCHES), t->iters);
+                printf("%-16s %6d %12.3f %ld\n", row_name[t->row], t->bytes, bench_median(t->t, BATCHES), t->iters);
         }
         fflush(stdout);
     }
@@ -508,8 +494,7 @@ int main(int argc, char **argv)
     pvars_fini();
     ucp_teardown();
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Win_free(&win);
-    if (create) free(base);
+    bench_win_close(&bw, MPI_COMM_WORLD);
     free(origin);
     free(result);
     MPI_Finalize();

@@ -34,7 +34,8 @@
 # connection, never in the timed loops) and the script checks that each
 # column ran the path it claims (see "path check" below the tables).
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/common.sh"
+top=$bench_top
 which=${1:-both}
 case $which in
     both) flavors="create allocate" ;;
@@ -45,20 +46,17 @@ rounds=${ROUNDS:-3}
 np=2
 notes=""
 newrma_ok=1
-mkdir -p "$top/build"
-if ! flock "$top/build/.build.lock" "$top/contrib/build.sh" > "$top/build/bench-build.log" 2>&1; then
+BENCH_CFLAGS=""
+[ -f /usr/include/ucp/api/ucp.h ] && BENCH_CFLAGS="-DHAVE_UCP -lucp -lucs"
+rc=0
+bench_build remote_latency || rc=$?
+case $rc in
+    0) ;;
     # the ucx and pt2pt columns do not need newrma: go on without it
-    newrma_ok=0
-    notes="$notes\n  newrma: build failed (see $top/build/bench-build.log): column skipped"
-fi
-mkdir -p "$top/bench/bin"
-ucp_flags=""
-[ -f /usr/include/ucp/api/ucp.h ] && ucp_flags="-DHAVE_UCP -lucp -lucs"
-# shellcheck disable=SC2086
-mpicc -O2 -Wall -o "$top/bench/bin/remote_latency" "$top/bench/remote_latency.c" $ucp_flags
-ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
-export OMPI_MCA_mca_base_component_path="$top/build/install/lib/openmpi:$ompi_pkglibdir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    1) newrma_ok=0; notes="$notes\n  newrma: build failed (see $top/build/bench-build.log): column skipped" ;;
+    *) exit 1 ;;
+esac
+bench_env
 export UCX_TLS=tcp,self UCX_NET_DEVICES=lo UCX_LOG_LEVEL=info
 
 # Open MPI ignores --mca names nobody registered, so without this check a
@@ -148,7 +146,6 @@ check_path_in() { # osc file
     [ "$n" = "$expect" ] || echo "  (osc and pml components opened: $n)"
 }
 
-human() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%dMiB", b / 1048576; else if (b >= 1024) printf "%dKiB", b / 1024; else printf "%dB", b }'; }
 
 for flavor in $flavors; do
     out=$top/build/bench/remote_latency/$flavor
@@ -209,7 +206,7 @@ for flavor in $flavors; do
             else
                 echo "$v"
             fi
-        done | sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+        done | bench_median
     }
 
     echo
@@ -219,7 +216,7 @@ for flavor in $flavors; do
     for rr in $all_rows; do
         row=${rr%%:*}; sz=${rr#*:}
         unit=us; hi=0; [ "$row" = put_bw ] && { unit=MB/s; hi=1; }
-        printf '%-25s' "$row $(human "$sz") $unit"
+        printf '%-25s' "$row $(bench_human "$sz") $unit"
         best=""
         for osc in $comps; do
             v=$(med "$osc" "$row" "$sz")
@@ -261,7 +258,7 @@ for flavor in $flavors; do
     for rr in $common_rows; do
         row=${rr%%:*}; sz=${rr#*:}
         [ "$row" = put_bw ] && continue
-        printf '%-25s' "$row $(human "$sz")"
+        printf '%-25s' "$row $(bench_human "$sz")"
         for osc in $comps; do
             floors=pingpong; case $osc in newrma*) floors="pingpong ucp_pingpong" ;; esac
             for fl in $floors; do
@@ -282,7 +279,7 @@ for flavor in $flavors; do
         c=$(med newrma "$row" "$sz" ucp_pingpong)
         b=$(med newrma+u "$row" "$sz" pingpong)
         d=$(med newrma+u1 "$row" "$sz" pingpong)
-        printf '%-20s %8s' "$row $(human "$sz")" "${us:--}"
+        printf '%-20s %8s' "$row $(bench_human "$sz")" "${us:--}"
         st=""
         for x in "a:ob1:$a" "c:UCP-AM:$c" "b:ucx:$b" "d:ucx1:$d"; do
             v=${x#*:*:}; name=${x#*:}; name=${name%%:*}

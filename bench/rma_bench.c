@@ -4,7 +4,9 @@
  * the origin, rank 1 the target; bench/rma_bench.sh runs it for every
  * component, flavor and rank count, interleaved, and makes the tables.
  *
- *   rma_bench allocate|create|dynamic quick|full [FIRST_ROW]
+ *   rma_bench allocate|create|dynamic quick|full [FIRST_ROW [SKIP,SKIP...]]
+ * (FIRST_ROW: resume after a row that crashed; SKIP: rows not to run, those
+ * that crashed in an earlier run of the same component)
  *
  * Rows (every one timed on rank 0, median over the run's batches):
  *   sync  cost of one synchronization, no data: MPI_Barrier (reference),
@@ -289,6 +291,14 @@ static void measure(int idx, const struct row *r)
     }
 }
 
+/* is row idx in the comma-separated list? */
+static int listed(const char *list, int idx)
+{
+    for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (atoi(p) == idx) return 1;
+    return 0;
+}
+
 /* the run's rows, in order; returns their number */
 static int make_rows(struct row *rows)
 {
@@ -335,12 +345,13 @@ int main(int argc, char **argv)
 {
     static struct row rows[512];
     int flavor = argc > 1 ? bench_flavor_parse(argv[1]) : -1, first = argc > 3 ? atoi(argv[3]) : 0;
+    const char *skip = argc > 4 ? argv[4] : NULL;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (flavor < 0 || argc < 3 || nranks < 2) {
-        if (0 == rank) fprintf(stderr, "usage: mpirun -np N>=2 rma_bench allocate|create|dynamic quick|full [FIRST_ROW]\n");
+        if (0 == rank) fprintf(stderr, "usage: mpirun -np N>=2 rma_bench allocate|create|dynamic quick|full [FIRST_ROW [SKIP,...]]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     set_mode(0 == strcmp(argv[2], "quick"));
@@ -361,6 +372,7 @@ int main(int argc, char **argv)
 
     int nrows = make_rows(rows);
     for (int i = first; i < nrows; ++i) {
+        if (listed(skip, i)) continue;
         if (0 == rank) {
             printf("start %d %s ", i, section_name[rows[i].sec]);
             print_key(&rows[i]);

@@ -112,7 +112,7 @@ rotated() { # round
 refused=" "
 for ((r = 0; r < rounds; r++)); do
     "$bench_top/bench/bin/floors" "$mode" > "$out/runs/floors.r$r.txt" 2>&1 || note "floors: exit $? in round $r"
-    awk '$1 == "row" { print "floor", $6 > 0 ? $5 ":" $6 : $5, "machine", $7 }' "$out/runs/floors.r$r.txt" >> "$raw"
+    awk '$1 == "row" { print "floor", ($6 > 0 ? $5 ":" $6 : $5), "machine", $7 }' "$out/runs/floors.r$r.txt" >> "$raw"
     for np in $nps; do
         for fl in $flavors; do
             for comp in $(rotated "$r"); do
@@ -172,7 +172,7 @@ floors_for() { # table -> "ROWKEY FLOOR" lines
 }
 table() { # table direction title
     local fl=$out/floors.$1
-    floors_for "$1" > "$fl"
+    floors_for "$1" | awk 'NF == 2' > "$fl"
     bench_table "$raw" "$1" "$2" "$3" "$comps" "$fl"
     echo
 }
