@@ -80,7 +80,7 @@ bench_table() {
             for (i = 2; i <= n; i++) s = s " " ((i == n && p[i] ~ /^[0-9]+$/ && p[i] + 0 > 0) ? human(p[i]) : p[i])
             return s
         }
-        function fmt(x) { return x >= 1000 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : x >= 1 ? sprintf("%.2f", x) : sprintf("%.3f", x) }
+        function fmt(x) { return (x >= 1000 || x == int(x)) ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : x >= 1 ? sprintf("%.2f", x) : sprintf("%.3f", x) }
         FILENAME != ARGV[1] { floor[$1] = $2; nfloors++; next }
         $1 == table {
             if (!($2 in seen)) { seen[$2] = 1; order[nrows++] = $2 }

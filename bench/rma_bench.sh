@@ -70,16 +70,19 @@ collect() { # file comp flavor np
         $1 == "note" { $1 = $2 = ""; print comp ", " fl ", " np " ranks, " last ":" $0 >> notes }' "$1"
 }
 
+# rows that crashed or hung, per component/flavor/np: later runs skip them
+declare -A crashed=()
+
 # one run of a component on a flavor, resumed after a row that crashed or
 # hung; returns 3 if the component refused the window
 run_rma() { # comp flavor np round
-    local comp=$1 fl=$2 np=$3 r=$4 first=0 resumes=0 f rc last idx sec m o b
+    local comp=$1 fl=$2 np=$3 r=$4 first=0 resumes=0 f rc last idx sec m o b key=$1/$2/$3
     while :; do
         f=$out/runs/$comp.$fl.np$np.r$r.$resumes
         rc=0
         # shellcheck disable=SC2046  # the argument list is meant to split
         timeout "$run_timeout" mpirun --oversubscribe -np "$np" $(bench_osc_args "$comp") \
-            "$bench_top/bench/bin/rma_bench" "$fl" "$mode" "$first" > "$f.txt" 2> "$f.err" || rc=$?
+            "$bench_top/bench/bin/rma_bench" "$fl" "$mode" "$first" "${crashed[$key]:-}" > "$f.txt" 2> "$f.err" || rc=$?
         if grep -q '^window_failed' "$f.txt"; then
             note "$comp refused the $fl window at $np ranks: $(sed -n 's/^window_failed //p' "$f.txt")"
             return 3
@@ -92,7 +95,8 @@ run_rma() { # comp flavor np round
             return 0
         fi
         read -r _ idx sec m o b <<< "$last"
-        note "$comp, $fl, $np ranks: run $([ $rc = 124 ] && echo "hung (timeout ${run_timeout}s)" || echo "died (exit $rc)") in row $sec $m $o $b, resumed after it (see $f.err)"
+        note "$comp, $fl, $np ranks: run $([ $rc = 124 ] && echo "hung (timeout ${run_timeout}s)" || echo "died (exit $rc)") in row $sec $m $o $b: resumed after it, row skipped in later rounds (see $f.err)"
+        crashed[$key]=${crashed[$key]:+${crashed[$key]},}$idx
         first=$((idx + 1)); resumes=$((resumes + 1))
         if [ $resumes -ge $max_resumes ]; then
             note "$comp, $fl, $np ranks: gave up after $max_resumes resumed runs"
@@ -134,7 +138,7 @@ for ((r = 0; r < win_rounds; r++)); do
                 --dynamic --time "$win_reps" > "$f.txt" 2> "$f.err" || note "$comp, window creation at P=$n: exit $? (see $f.err)"
             awk -v comp="$comp" -v r="$r" -v raw="$raw" -v notes="$notes" '
                 / ranks=/ { split($2, p, "="); key = $1 ":P=" p[2] }
-                / declined/ && r == 0 { print comp " refused the " $1 " window at P=" p[2] " (memory and time: -)" >> notes }
+                / declined/ && r == 0 { print comp " refused the " $1 " window (creation time and memory: -)" >> notes }
                 / mapped_per_proc=/ && r == 0 {
                     for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
                     print "winmap", key, comp, v["mapped_per_proc"] >> raw
