@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install what a fresh Debian 12 machine lacks to build and test newrma.
+# Install what a fresh Debian 12 machine lacks to build and test newrma (and to
+# plot the benchmarks: gnuplot-nox).
 # Idempotent: does nothing when everything is already there.
 set -eu
-packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc"
+packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc gnuplot-nox"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
