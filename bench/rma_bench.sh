@@ -115,7 +115,7 @@ rotated() { # round
 # -------- operations and synchronizations, interleaved rounds --------
 refused=" "
 for ((r = 0; r < rounds; r++)); do
-    "$bench_top/bench/bin/floors" "$mode" > "$out/runs/floors.r$r.txt" 2>&1 || note "floors: exit $? in round $r"
+    timeout 120 "$bench_top/bench/bin/floors" "$mode" > "$out/runs/floors.r$r.txt" 2>&1 || note "floors: exit $? in round $r"
     awk '$1 == "row" { print "floor", ($6 > 0 ? $5 ":" $6 : $5), "machine", $7 }' "$out/runs/floors.r$r.txt" >> "$raw"
     for np in $nps; do
         for fl in $flavors; do
