@@ -198,7 +198,7 @@ static int in_fence(const struct row *r)
 
 /* do all ranks (or rank 1) take part in every iteration?  Then an error
  * does not stop the loop: the others would wait for us */
-static int active_target(const struct row *r)
+static int others_loop_too(const struct row *r)
 {
     return in_fence(r) || (SYNC == r->sec && (S_BARRIER == r->kind || S_PSCW == r->kind)) ||
            (LAT == r->sec && PSCW == r->kind);
@@ -220,7 +220,7 @@ static double batch(const struct row *r, long n, int *err)
         int rc2 = iteration(r);
         if (MPI_SUCCESS == rc2) continue;
         rc = first_err(rc, rc2);
-        if (!active_target(r)) break; /* only rank 0 loops: stop at once */
+        if (!others_loop_too(r)) break; /* only rank 0 loops: stop at once */
     }
     t = MPI_Wtime() - t0;
     if (in_fence(r)) rc = first_err(rc, MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
