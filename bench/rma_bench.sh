@@ -2,10 +2,11 @@
 # On-node RMA benchmark: newrma beside Open MPI's osc components, one
 # invocation.  A benchmark, not a test.
 #
-#   bench/rma_bench.sh --quick     fewer sizes, 3 rounds, creation at P = 2..32
-#                                  once (about 5 minutes on 2 idle cores)
-#   bench/rma_bench.sh             full mode (about 35 minutes; see
-#                                  docs/performance.md for the measured time)
+#   bench/rma_bench.sh --quick     quick mode: 3 sizes, 3 rounds, creation at
+#                                  P = 2..32 once (4-5 minutes on 2 shared cores)
+#   bench/rma_bench.sh             full mode: 8 latency and 7 bandwidth sizes,
+#                                  7 rounds, creation 3 rounds (about 22 minutes:
+#                                  docs/performance.md has the measured times)
 #
 # Environment (optional): OSC="newrma sm rdma ucx pt2pt" (components, newrma
 # first), FLAVORS="allocate create dynamic", NPS="2 4", ROUNDS=N,
