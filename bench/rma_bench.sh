@@ -10,7 +10,8 @@
 #
 # Environment (optional): OSC="newrma sm rdma ucx pt2pt" (components, newrma
 # first), FLAVORS="allocate create dynamic", NPS="2 4", ROUNDS=N,
-# WIN_NP="2 4 8 16 32", PLOT_MODES="flush lock" (sync modes plotted).
+# WIN_NP="2 4 8 16 32", PLOT_MODES="flush lock" (sync modes plotted),
+# RUN_TIMEOUT=seconds (per mpirun; 180 quick, 900 full).
 #
 # What it measures (bench/rma_bench.c, bench/floors.c, bench/win_memory.c):
 #   floors  the machine's: cache-line ping-pong round trip between two
@@ -39,8 +40,8 @@ case ${1:-} in
     "") ;;
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
 esac
-if [ $mode = quick ]; then rounds=${ROUNDS:-3}; win_rounds=1; win_reps=5; run_timeout=180
-else rounds=${ROUNDS:-7}; win_rounds=3; win_reps=11; run_timeout=900; fi
+if [ $mode = quick ]; then rounds=${ROUNDS:-3}; win_rounds=1; win_reps=5; run_timeout=${RUN_TIMEOUT:-180}
+else rounds=${ROUNDS:-7}; win_rounds=3; win_reps=11; run_timeout=${RUN_TIMEOUT:-900}; fi
 comps=${OSC:-newrma sm rdma ucx pt2pt}
 flavors=${FLAVORS:-allocate create dynamic}
 nps=${NPS:-2 4}
@@ -68,7 +69,7 @@ collect() { # file comp flavor np
             print $3 "." fl ".np" np, key, comp, $7 >> raw
             last = $3 " " $4 " " $5 " " $6
         }
-        $1 == "note" { $1 = $2 = ""; print comp ", " fl ", " np " ranks, " last ":" $0 >> notes }' "$1"
+        $1 == "note" { $1 = $2 = ""; sub(/^ +/, ""); print comp ", " fl ", " np " ranks, " last ": " $0 >> notes }' "$1"
 }
 
 # rows that crashed or hung, per component/flavor/np: later runs skip them
@@ -98,6 +99,9 @@ run_rma() { # comp flavor np round
         read -r _ idx sec m o b <<< "$last"
         note "$comp, $fl, $np ranks: run $([ $rc = 124 ] && echo "hung (timeout ${run_timeout}s)" || echo "died (exit $rc)") in row $sec $m $o $b: resumed after it, row skipped in later rounds (see $f.err)"
         crashed[$key]=${crashed[$key]:+${crashed[$key]},}$idx
+        # the row stays in the tables, "-" in this column
+        { echo "row $idx $sec $m $o $b -"; [ "$sec" != bw ] || echo "row $idx rate $m $o $b -"; } > "$f.crashed"
+        collect "$f.crashed" "$comp" "$fl" "$np"
         first=$((idx + 1)); resumes=$((resumes + 1))
         if [ $resumes -ge $max_resumes ]; then
             note "$comp, $fl, $np ranks: gave up after $max_resumes resumed runs"
