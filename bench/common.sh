@@ -19,6 +19,7 @@ bench_build() {
     flock "$bench_top/build/.build.lock" "$bench_top/contrib/build.sh" > "$bench_top/build/bench-build.log" 2>&1 ||
         { tail "$bench_top/build/bench-build.log" >&2; rc=1; }
     for p in "$@"; do
+        # shellcheck disable=SC2086  # BENCH_CFLAGS is a list of flags
         mpicc -O2 -Wall -Wextra -o "$bench_top/bench/bin/$p" "$bench_top/bench/$p.c" ${BENCH_CFLAGS:-} || return 2
     done
     return $rc

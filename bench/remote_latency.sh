@@ -34,6 +34,7 @@
 # connection, never in the timed loops) and the script checks that each
 # column ran the path it claims (see "path check" below the tables).
 set -eu
+# shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 top=$bench_top
 which=${1:-both}

@@ -32,6 +32,7 @@
 # the row it died in.  Tables go to stdout and build/bench/rma/tables.txt,
 # latency-vs-size plots to docs/img/rma_latency_<flavor>_<mode>.png.
 set -eu
+# shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 
 mode=full
@@ -112,7 +113,8 @@ run_rma() { # comp flavor np round
 
 # the components in an order rotated by the round number
 rotated() { # round
-    local -a c=($comps)
+    local -a c
+    read -r -a c <<< "$comps"
     local i n=${#c[@]}
     for ((i = 0; i < n; i++)); do echo "${c[(i + $1) % n]}"; done
 }
@@ -174,9 +176,10 @@ floors_for() { # table -> "ROWKEY FLOOR" lines
                 fi
             done ;;
         bw.*)
-            for s in $(awk '$1 == "floor" && $2 ~ /^memcpy:/ { sub(/memcpy:/, "", $2); print $2 }' "$raw" | sort -un); do
-                echo "put:$s $(floor_of "memcpy:$s")"; echo "get:$s $(floor_of "memcpy:$s")"
-            done ;;
+            awk '$1 == "floor" && $2 ~ /^memcpy:/ { sub(/memcpy:/, "", $2); print $2 }' "$raw" | sort -un |
+                while read -r s; do
+                    echo "put:$s $(floor_of "memcpy:$s")"; echo "get:$s $(floor_of "memcpy:$s")"
+                done ;;
     esac
 }
 table() { # table direction title

@@ -21,6 +21,7 @@
 # and resident memory growth per process (page-granular), each divided by
 # the number of windows.
 set -eu
+# shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 top=$bench_top
 bench_build win_memory || exit 1
