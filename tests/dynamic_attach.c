@@ -355,7 +355,8 @@ static int range_error_at_call_or_flush(int rc, MPI_Win win, const char *what)
  * already accessed it: the origin's copy of the target's regions may be
  * stale (the active-message path asks once per epoch), so the TARGET must
  * refuse the put and the get and report MPI_ERR_RMA_RANGE back; nothing is
- * written there or into the get's buffer, and the epoch goes on. */
+ * written there or into the get's buffer, and the epoch goes on.  The same
+ * for accumulate, get_accumulate, fetch_and_op and compare_and_swap. */
 static void detached_in_epoch(void)
 {
     MPI_Win win;
@@ -384,10 +385,24 @@ static void detached_in_epoch(void)
     int get_at = range_error_at_call_or_flush(MPI_Get(&in, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T, win), win,
                                               "get from a region detached during the epoch");
     CHECK(-5 == in, "the refused get wrote %lld into its buffer", (long long) in);
+    /* the accumulate family: the target's accumulate path checks too */
+    int64_t one = 1, res = -5, cmp = reg_value(right, 20, REG_ELEMS);
+    int acc_at[4];
+    acc_at[0] = range_error_at_call_or_flush(MPI_Accumulate(&one, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T,
+                                                            MPI_SUM, win), win, "accumulate to a detached region");
+    acc_at[1] = range_error_at_call_or_flush(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &res, 1, MPI_INT64_T, right,
+                                                                b_at, 1, MPI_INT64_T, MPI_SUM, win),
+                                             win, "get_accumulate to a detached region");
+    acc_at[2] = range_error_at_call_or_flush(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, right, b_at, MPI_SUM, win),
+                                             win, "fetch_and_op to a detached region");
+    acc_at[3] = range_error_at_call_or_flush(MPI_Compare_and_swap(&one, &cmp, &res, MPI_INT64_T, right, b_at, win),
+                                             win, "compare_and_swap to a detached region");
+    CHECK(-5 == res, "a refused fetching accumulate wrote %lld into its result buffer", (long long) res);
+    for (int k = 0; k < 4; ++k) put_at = 1 == acc_at[k] ? 1 : put_at;
     /* with every peer on the active-message path the origin asked for B's
      * regions once in this epoch, before the detach: the target decided */
     CHECK(!(am_path && size > 1) || (2 == put_at && 2 == get_at),
-          "active-message path: the refusal came from the origin (put %d, get %d), not the target", put_at, get_at);
+          "active-message path: a refusal came from the origin (put/accumulates %d, get %d), not the target", put_at, get_at);
     if (getenv("NEWRMA_TEST_VERBOSE"))
         fprintf(stderr, "[rank %d] detached region refused at the %s (put), %s (get)\n", rank,
                 1 == put_at ? "origin" : "target", 1 == get_at ? "origin" : "target");
