@@ -4,7 +4,8 @@
  * error the sequence is finished correctly or a fresh correct epoch moves
  * exact data.  Every flavor, on MPI_COMM_WORLD (and one window on half of
  * it: a start/post group with a process outside the window is
- * MPI_ERR_GROUP).  MPI_Win_free is refused in every kind of epoch: lock,
+ * MPI_ERR_GROUP).  Fence, start, lock_all, lock and post are refused inside
+ * the epochs they may not start in; MPI_Win_free is refused in every kind of epoch: lock,
  * lock_all, a fence epoch with an RMA call, PSCW access, exposure.
  *
  * Every rank runs the same sequence, and every erroneous call is one that
@@ -390,6 +391,60 @@ static void flush_outside_passive(int flavor)
     test_win_free(&tw);
 }
 
+/* Inside each kind of open epoch -- lock, lock_all, PSCW access, exposure
+ * -- the synchronizations that may not start there: fence (in all four),
+ * start and lock_all (in the access epochs), a lock in lock_all and PSCW
+ * epochs, a second post in an exposure epoch.  Each is refused on every
+ * rank (fence is collective: nobody is left in it), and the epoch then
+ * delivers its put. */
+static void sync_inside_open_epochs(int flavor)
+{
+    enum { E_LOCK, E_LOCK_ALL, E_ACCESS, E_EXPOSURE, E_COUNT };
+    static const char *const names[E_COUNT] = { "lock", "lock_all", "PSCW access", "exposure" };
+    test_win_t tw;
+    const char *fl = flavor_names[flavor];
+
+    open_window(&tw, flavor, MPI_INFO_NULL);
+    MPI_Group to = group_of(tw.win, right), from = group_of(tw.win, left);
+    for (int k = 0; k < E_COUNT; ++k) {
+        int64_t out = value(rank, 50 + k);
+        switch (k) {
+        case E_LOCK: MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, tw.win)); break;
+        case E_LOCK_ALL: MPI_OK(MPI_Win_lock_all(0, tw.win)); break;
+        default:
+            MPI_OK(MPI_Win_post(from, 0, tw.win));
+            if (E_ACCESS == k) MPI_OK(MPI_Win_start(to, 0, tw.win));
+        }
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_fence(0, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+        if (E_EXPOSURE != k) {
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_start(to, 0, tw.win));
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock_all(0, tw.win));
+        }
+        if (E_LOCK_ALL == k || E_ACCESS == k)
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, tw.win));
+        if (E_ACCESS == k || E_EXPOSURE == k) MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_post(from, 0, tw.win));
+        if (E_EXPOSURE == k) MPI_OK(MPI_Win_start(to, 0, tw.win));   /* access is independent of exposure */
+        MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ), 1, MPI_INT64_T, tw.win));
+        switch (k) {
+        case E_LOCK: MPI_OK(MPI_Win_unlock(right, tw.win)); break;
+        case E_LOCK_ALL: MPI_OK(MPI_Win_unlock_all(tw.win)); break;
+        default:
+            MPI_OK(MPI_Win_complete(tw.win));
+            MPI_OK(MPI_Win_wait(tw.win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        int64_t seen = read_own(&tw, SLOT_SEQ);
+        CHECK(seen == value(left, 50 + k), "%s: %s epoch after refused synchronizations delivered %lld, expected %lld",
+              fl, names[k], (long long) seen, (long long) value(left, 50 + k));
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Group_free(&to);
+    MPI_Group_free(&from);
+    prove_usable(&tw, 50, "synchronizations refused inside open epochs");
+    test_win_free(&tw);
+}
+
 /* MPI_Win_free inside a lock epoch and inside a lock_all epoch: refused,
  * the handle stays valid, the epoch goes on, a later free works. */
 static void free_in_lock_epoch(int flavor)
@@ -578,6 +633,7 @@ int main(int argc, char **argv)
         rma_to_target_outside_epoch(flavor);
         unlock_without_lock(flavor);
         second_lock(flavor);
+        sync_inside_open_epochs(flavor);
         lock_in_used_fence_epoch(flavor);
         pscw_without_opening(flavor);
         flush_outside_passive(flavor);
