@@ -188,6 +188,18 @@ static inline long test_status_kb(const char *field)
     return kb;
 }
 
+/* Whether resident memory can show a leak: not under AddressSanitizer,
+ * whose quarantine keeps freed memory (contrib/sanitized-tests.sh sets
+ * NEWRMA_TEST_RSS_UNRELIABLE; the sanitizer's own reports count there). */
+static inline int test_rss_meaningful(void)
+{
+    const int meaningful = NULL == getenv("NEWRMA_TEST_RSS_UNRELIABLE");
+    if (!meaningful && 0 == test_rank) {
+        printf("note: resident-memory growth not judged (NEWRMA_TEST_RSS_UNRELIABLE)\n");
+    }
+    return meaningful;
+}
+
 /* Collective: the pid of every process of MPI_COMM_WORLD, on every rank
  * (caller frees). */
 static inline int *test_job_pids(void)
