@@ -229,8 +229,7 @@ static void run_fence(soak_t *s, int epochs)
 
 static void run_pscw(soak_t *s, int epochs)
 {
-    MPI_Group world, all;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group all;
     MPI_Win_get_group(s->tw.win, &all);
     for (int e = 0; e < epochs; ++e) {
         MPI_OK(MPI_Win_post(all, 0, s->tw.win));
@@ -241,7 +240,6 @@ static void run_pscw(soak_t *s, int epochs)
         check_all(s);
     }
     MPI_Group_free(&all);
-    MPI_Group_free(&world);
 }
 
 static void run_lock(soak_t *s, int epochs)
