@@ -89,6 +89,23 @@ static inline int test_cvar_int(const char *name)
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
 
+/* Whether a window of `flavor` takes newrma's active-message path in this
+ * run: with osc_newrma_force_remote every flavor but allocate_shared, with
+ * osc_newrma_force_am create and dynamic (0 with another component, which
+ * has no such variables).  Initializes MPI_T on first use. */
+static inline int test_am_path(int flavor)
+{
+    static int remote = -1, force_am = -1;
+    if (remote < 0) {
+        int provided;
+        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+        remote = test_cvar_int("osc_newrma_force_remote");
+        force_am = test_cvar_int("osc_newrma_force_am");
+    }
+    if (remote) return FLAVOR_SHARED != flavor;
+    return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
+}
+
 static const char *const flavor_names[FLAVOR_COUNT] = { "create", "allocate", "shared", "dynamic" };
 
 /* A window of `bytes` bytes per rank of any flavor.  For dynamic windows the

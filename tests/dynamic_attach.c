@@ -31,7 +31,6 @@
 #define HALF 16                /* elements in each half of the split buffer */
 
 static int rank, size, right, left;
-static int am_path;    /* osc_newrma_force_remote or _force_am: dynamic windows take the active-message path */
 
 static int64_t reg_value(int owner, int region, int k) { return ((int64_t) owner << 32) + region * 8 + k + 1; }
 
@@ -401,7 +400,7 @@ static void detached_in_epoch(void)
     for (int k = 0; k < 4; ++k) put_at = 1 == acc_at[k] ? 1 : put_at;
     /* with every peer on the active-message path the origin asked for B's
      * regions once in this epoch, before the detach: the target decided */
-    CHECK(!(am_path && size > 1) || (2 == put_at && 2 == get_at),
+    CHECK(!(test_am_path(FLAVOR_DYNAMIC) && size > 1) || (2 == put_at && 2 == get_at),
           "active-message path: a refusal came from the origin (put/accumulates %d, get %d), not the target", put_at, get_at);
     if (getenv("NEWRMA_TEST_VERBOSE"))
         fprintf(stderr, "[rank %d] detached region refused at the %s (put), %s (get)\n", rank,
@@ -445,15 +444,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     right = (rank + 1) % size;
     left = (rank + size - 1) % size;
-    int provided;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    am_path = test_cvar_int("osc_newrma_force_remote") || test_cvar_int("osc_newrma_force_am");
     many_regions();
     attach_errors();
     attach_wrong_flavor();
     spanning_regions();
     detached_in_epoch();
     shared_query_wrong_flavor();
-    MPI_T_finalize();
     return test_finalize("dynamic_attach");
 }
