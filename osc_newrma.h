@@ -130,6 +130,7 @@ struct osc_newrma_target_t {
     bool from_window_pool;
     bool urgent;                 /* a queued operation must not wait for a synchronization */
     bool denied;                 /* a tried lock_all lock was refused */
+    bool tried;                  /* the lock in flight was only tried (answered at once) */
     uint64_t lock_seq;           /* MPI_Win_lock call order (lazy locks keep it) */
     bool window_locked;          /* lock_all's window protocol holds this target's lock */
     int32_t busy;                /* threads waiting on this element (not reclaimable) */

@@ -542,6 +542,7 @@ static int send_lock_packet(ompi_osc_newrma_module_t *module, osc_newrma_target_
     }
     t->lock_state = NEWRMA_LOCK_ISSUED;
     t->denied = false;
+    t->tried = try_only;
     return osc_newrma_am_send_control(module, t->rank, &hdr, NULL, 0);
 }
 
@@ -614,21 +615,48 @@ static bool single_op_eligible(const osc_newrma_op_t *op)
     return op->payload_len <= mca_osc_newrma_component.single_op_threshold && NULL == op->request;
 }
 
+/* A refused lock_all lock is sorted out by the next call that waits for
+ * the target (a flush, unlock_all).  A request-based operation must
+ * complete with no such call -- the program may only MPI_Wait for it, and
+ * MPI_Wait does not know the window -- so the answer to a tried lock
+ * (immediate: a try is never queued) is waited for at the call that queued
+ * it, and a refusal sorted out there: the other locks released, then in
+ * line.  AM lock held. */
+static int settle_tried_lock(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
+{
+    int ret = OMPI_SUCCESS;
+
+    t->busy++;      /* progress releases the AM lock */
+    while (NEWRMA_LOCK_ISSUED == t->lock_state && t->tried) {
+        osc_newrma_am_progress_once();
+    }
+    if (t->denied) {
+        ret = lock_refused(module, t);
+    }
+    t->busy--;
+    return ret;
+}
+
 /* The ISSUE step for one target after an operation was queued. */
 static int target_kick(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool urgent)
 {
+    int ret;
+
     t->urgent = t->urgent || urgent;
     switch (t->lock_state) {
     case NEWRMA_LOCK_CALLED:
         if (urgent || t->npending > 1
             || !single_op_eligible((osc_newrma_op_t *) opal_list_get_last(&t->pending))) {
-            return osc_newrma_am_send_lock(module, t);
+            ret = osc_newrma_am_send_lock(module, t);
+            return OMPI_SUCCESS == ret && urgent ? settle_tried_lock(module, t) : ret;
         }
         return OMPI_SUCCESS;
     case NEWRMA_LOCK_GRANTED:
         return issue_queued(module, t, issue_keep(t), 0);
     default:
-        return OMPI_SUCCESS;    /* the grant (or post) will issue them */
+        /* the grant (or post) will issue them -- unless a tried lock is
+         * refused and nobody comes back for it */
+        return urgent ? settle_tried_lock(module, t) : OMPI_SUCCESS;
     }
 }
 

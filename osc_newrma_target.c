@@ -30,6 +30,7 @@ static void target_construct(osc_newrma_target_t *target)
     target->from_window_pool = false;
     target->urgent = false;
     target->denied = false;
+    target->tried = false;
     target->lock_seq = 0;
     target->window_locked = false;
     target->busy = 0;

@@ -89,6 +89,23 @@ static inline int test_cvar_int(const char *name)
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
 
+/* Whether a window of `flavor` takes newrma's active-message path in this
+ * run: with osc_newrma_force_remote every flavor but allocate_shared, with
+ * osc_newrma_force_am create and dynamic (0 with another component, which
+ * has no such variables).  Initializes MPI_T on first use. */
+static inline int test_am_path(int flavor)
+{
+    static int remote = -1, force_am = -1;
+    if (remote < 0) {
+        int provided;
+        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+        remote = test_cvar_int("osc_newrma_force_remote");
+        force_am = test_cvar_int("osc_newrma_force_am");
+    }
+    if (remote) return FLAVOR_SHARED != flavor;
+    return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
+}
+
 static const char *const flavor_names[FLAVOR_COUNT] = { "create", "allocate", "shared", "dynamic" };
 
 /* A window of `bytes` bytes per rank of any flavor.  For dynamic windows the
@@ -160,6 +177,98 @@ static inline void test_win_free(test_win_t *tw)
     MPI_OK(MPI_Win_free(&tw->win));
     free(tw->owned);
     free(tw->bases);
+}
+
+/* ---- resource checks for soaks ------------------------------------------ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <unistd.h>
+
+#define TEST_SHM_PREFIX "osc_newrma"
+
+/* A "Field:  N kB" line of /proc/self/status (VmRSS, VmHWM ...), or -1. */
+static inline long test_status_kb(const char *field)
+{
+    char line[256];
+    long kb = -1;
+    size_t n = strlen(field);
+    FILE *f = fopen("/proc/self/status", "r");
+    if (NULL == f) return -1;
+    while (fgets(line, sizeof(line), f))
+        if (0 == strncmp(line, field, n) && ':' == line[n]) {
+            kb = atol(line + n + 1);
+            break;
+        }
+    fclose(f);
+    return kb;
+}
+
+/* Whether resident memory can show a leak: not under AddressSanitizer,
+ * whose quarantine keeps freed memory (contrib/sanitized-tests.sh sets
+ * NEWRMA_TEST_RSS_UNRELIABLE; the sanitizer's own reports count there). */
+static inline int test_rss_meaningful(void)
+{
+    const int meaningful = NULL == getenv("NEWRMA_TEST_RSS_UNRELIABLE");
+    if (!meaningful && 0 == test_rank) {
+        printf("note: resident-memory growth not judged (NEWRMA_TEST_RSS_UNRELIABLE)\n");
+    }
+    return meaningful;
+}
+
+/* Collective: the pid of every process of MPI_COMM_WORLD, on every rank
+ * (caller frees). */
+static inline int *test_job_pids(void)
+{
+    int size, pid = (int) getpid();
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int *pids = malloc(sizeof(int) * (size_t) size);
+    MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD);
+    return pids;
+}
+
+/* The creator's pid in "osc_newrma.<host>.<pid>.<counter>", or -1. */
+static inline long test_shm_name_pid(const char *name)
+{
+    const char *last = strrchr(name, '.'), *p;
+    if (NULL == last || last == name) return -1;
+    for (p = last - 1; p > name && '.' != *p; --p) {}
+    if ('.' != *p) return -1;
+    char *end;
+    long pid = strtol(p + 1, &end, 10);
+    return (end == last && pid > 0) ? pid : -1;
+}
+
+/* Files in /dev/shm named osc_newrma* that this job (pids[0..npids)) left or
+ * that belong to no live process; each is a failed check.  Files of other
+ * jobs running at the same time (a live creator outside this job) are not
+ * counted: the machine may be shared.  Call it on one rank. */
+static inline int test_scan_dev_shm(const char *when, const int *pids, int npids)
+{
+    DIR *d;
+    struct dirent *e;
+    int bad = 0;
+
+    d = opendir("/dev/shm");
+    if (NULL == d) {
+        CHECK(0, "%s: cannot open /dev/shm: %s", when, strerror(errno));
+        return 1;
+    }
+    while (NULL != (e = readdir(d))) {
+        if (0 != strncmp(e->d_name, TEST_SHM_PREFIX, strlen(TEST_SHM_PREFIX))) continue;
+        long pid = test_shm_name_pid(e->d_name);
+        int ours = 0;
+        for (int r = 0; r < npids; ++r) ours |= (pid == pids[r]);
+        if (!ours && pid > 0 && (0 == kill((pid_t) pid, 0) || EPERM == errno)) {
+            continue;   /* a live process of another job */
+        }
+        ++bad;
+        CHECK(0, "%s: /dev/shm/%s exists (%s)", when, e->d_name,
+              ours ? "created by this job" : pid > 0 ? "its creator is gone: a stale file" : "unknown creator");
+    }
+    closedir(d);
+    return bad;
 }
 
 #endif

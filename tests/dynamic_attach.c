@@ -11,7 +11,12 @@
  *  - a put/get spanning two adjacent regions (two halves of one buffer
  *    attached separately) works; across a gap it is MPI_ERR_RMA_RANGE;
  *  - access to a region the target detached -> MPI_ERR_RMA_RANGE, and works
- *    again once the target re-attaches it.
+ *    again once the target re-attaches it;
+ *  - a region detached while the origin is inside an epoch that already
+ *    accessed it: refused (by the target, on the active-message path) and
+ *    reported as MPI_ERR_RMA_RANGE by the call or the next flush, nothing
+ *    written;
+ *  - MPI_Win_shared_query on create and dynamic windows -> MPI_ERR_RMA_FLAVOR.
  * After every error the window keeps working.
  *
  * newrma-test: only-newrma
@@ -332,6 +337,106 @@ static void spanning_regions(void)
     free(bases);
 }
 
+/* One erroneous access inside a passive epoch: its error comes back from
+ * the call itself or, if the origin's view of the target's regions was
+ * stale and the target refused it, from the flush that follows -- exactly
+ * once, and as MPI_ERR_RMA_RANGE.  Returns where: 1 the call, 2 the flush. */
+static int range_error_at_call_or_flush(int rc, MPI_Win win, const char *what)
+{
+    int flush_rc = MPI_Win_flush(right, win), cls = MPI_SUCCESS, where = MPI_SUCCESS != rc ? 1 : 2;
+    MPI_Error_class(MPI_SUCCESS != rc ? rc : flush_rc, &cls);
+    CHECK(MPI_ERR_RMA_RANGE == cls, "%s: error class %d, expected MPI_ERR_RMA_RANGE", what, cls);
+    CHECK(MPI_SUCCESS == rc || MPI_SUCCESS == flush_rc, "%s: reported by the call and by the flush", what);
+    return where;
+}
+
+/* A region detached while an origin is inside a lock_all epoch that
+ * already accessed it: the origin's copy of the target's regions may be
+ * stale (the active-message path asks once per epoch), so the TARGET must
+ * refuse the put and the get and report MPI_ERR_RMA_RANGE back; nothing is
+ * written there or into the get's buffer, and the epoch goes on.  The same
+ * for accumulate, get_accumulate, fetch_and_op and compare_and_swap. */
+static void detached_in_epoch(void)
+{
+    MPI_Win win;
+    int64_t buf[2 * REG_ELEMS], out = -reg_value(rank, 20, 0), in = -5;
+    MPI_Aint *bases = malloc(sizeof(MPI_Aint) * (size_t) size), mine;
+
+    for (int i = 0; i < 2 * REG_ELEMS; ++i) buf[i] = reg_value(rank, 20, i);
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Win_attach(win, buf, REG_ELEMS * sizeof(int64_t)));                /* A */
+    MPI_OK(MPI_Win_attach(win, buf + REG_ELEMS, REG_ELEMS * sizeof(int64_t)));    /* B */
+    mine = address_of(buf);
+    MPI_Allgather(&mine, 1, MPI_AINT, bases, 1, MPI_AINT, MPI_COMM_WORLD);
+    const MPI_Aint b_at = bases[right] + REG_ELEMS * (MPI_Aint) sizeof(int64_t);
+
+    MPI_OK(MPI_Win_lock_all(0, win));
+    MPI_OK(MPI_Get(&in, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T, win));   /* B is known now */
+    MPI_OK(MPI_Win_flush(right, win));
+    CHECK(in == reg_value(right, 20, REG_ELEMS), "get from B before the detach: %lld", (long long) in);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_detach(win, buf + REG_ELEMS));
+    MPI_Barrier(MPI_COMM_WORLD);
+    in = -5;
+    int put_at = range_error_at_call_or_flush(MPI_Put(&out, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T, win), win,
+                                              "put to a region detached during the epoch");
+    int get_at = range_error_at_call_or_flush(MPI_Get(&in, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T, win), win,
+                                              "get from a region detached during the epoch");
+    CHECK(-5 == in, "the refused get wrote %lld into its buffer", (long long) in);
+    /* the accumulate family: the target's accumulate path checks too */
+    int64_t one = 1, res = -5, cmp = reg_value(right, 20, REG_ELEMS);
+    int acc_at[4];
+    acc_at[0] = range_error_at_call_or_flush(MPI_Accumulate(&one, 1, MPI_INT64_T, right, b_at, 1, MPI_INT64_T,
+                                                            MPI_SUM, win), win, "accumulate to a detached region");
+    acc_at[1] = range_error_at_call_or_flush(MPI_Get_accumulate(&one, 1, MPI_INT64_T, &res, 1, MPI_INT64_T, right,
+                                                                b_at, 1, MPI_INT64_T, MPI_SUM, win),
+                                             win, "get_accumulate to a detached region");
+    acc_at[2] = range_error_at_call_or_flush(MPI_Fetch_and_op(&one, &res, MPI_INT64_T, right, b_at, MPI_SUM, win),
+                                             win, "fetch_and_op to a detached region");
+    acc_at[3] = range_error_at_call_or_flush(MPI_Compare_and_swap(&one, &cmp, &res, MPI_INT64_T, right, b_at, win),
+                                             win, "compare_and_swap to a detached region");
+    CHECK(-5 == res, "a refused fetching accumulate wrote %lld into its result buffer", (long long) res);
+    for (int k = 0; k < 4; ++k) put_at = 1 == acc_at[k] ? 1 : put_at;
+    /* with every peer on the active-message path the origin asked for B's
+     * regions once in this epoch, before the detach: the target decided */
+    CHECK(!(test_am_path(FLAVOR_DYNAMIC) && size > 1) || (2 == put_at && 2 == get_at),
+          "active-message path: a refusal came from the origin (put/accumulates %d, get %d), not the target", put_at, get_at);
+    if (getenv("NEWRMA_TEST_VERBOSE"))
+        fprintf(stderr, "[rank %d] detached region refused at the %s (put), %s (get)\n", rank,
+                1 == put_at ? "origin" : "target", 1 == get_at ? "origin" : "target");
+    /* the epoch goes on: region A still works */
+    MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, bases[right], 1, MPI_INT64_T, win));
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
+    CHECK(buf[0] == -reg_value(left, 20, 0), "put to A after the refused ones: %lld", (long long) buf[0]);
+    for (int i = REG_ELEMS; i < 2 * REG_ELEMS; ++i)
+        CHECK(buf[i] == reg_value(rank, 20, i), "detached element %d was written: %lld", i, (long long) buf[i]);
+    MPI_OK(MPI_Win_unlock(rank, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_detach(win, buf));
+    MPI_OK(MPI_Win_free(&win));
+    free(bases);
+}
+
+/* MPI_Win_shared_query on windows whose memory is not shared: create and
+ * dynamic windows. */
+static void shared_query_wrong_flavor(void)
+{
+    for (int flavor = FLAVOR_CREATE; flavor < FLAVOR_COUNT; ++flavor) {
+        if (FLAVOR_ALLOCATE == flavor || FLAVOR_SHARED == flavor) continue;
+        test_win_t tw;
+        MPI_Aint qsize = -3;
+        int qdisp = -3;
+        void *qbase = &qdisp;
+        test_win_create(&tw, flavor, 8 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD);
+        MPI_OK(MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN));
+        MPI_FAILS_WITH(MPI_ERR_RMA_FLAVOR, MPI_Win_shared_query(tw.win, right, &qsize, &qdisp, &qbase));
+        test_win_free(&tw);
+    }
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -343,5 +448,7 @@ int main(int argc, char **argv)
     attach_errors();
     attach_wrong_flavor();
     spanning_regions();
+    detached_in_epoch();
+    shared_query_wrong_flavor();
     return test_finalize("dynamic_attach");
 }

@@ -2,7 +2,11 @@
  * Illegal synchronization sequences return MPI_ERR_RMA_SYNC (with
  * MPI_ERRORS_RETURN on the window) and leave the window usable: after each
  * error the sequence is finished correctly or a fresh correct epoch moves
- * exact data.  Every flavor, on MPI_COMM_WORLD.
+ * exact data.  Every flavor, on MPI_COMM_WORLD (and one window on half of
+ * it: a start/post group with a process outside the window is
+ * MPI_ERR_GROUP).  Fence, start, lock_all, lock and post are refused inside
+ * the epochs they may not start in; MPI_Win_free is refused in every kind of epoch: lock,
+ * lock_all, a fence epoch with an RMA call, PSCW access, exposure.
  *
  * Every rank runs the same sequence, and every erroneous call is one that
  * fails locally, so no rank is left waiting in a collective.
@@ -387,6 +391,60 @@ static void flush_outside_passive(int flavor)
     test_win_free(&tw);
 }
 
+/* Inside each kind of open epoch -- lock, lock_all, PSCW access, exposure
+ * -- the synchronizations that may not start there: fence (in all four),
+ * start and lock_all (in the access epochs), a lock in lock_all and PSCW
+ * epochs, a second post in an exposure epoch.  Each is refused on every
+ * rank (fence is collective: nobody is left in it), and the epoch then
+ * delivers its put. */
+static void sync_inside_open_epochs(int flavor)
+{
+    enum { E_LOCK, E_LOCK_ALL, E_ACCESS, E_EXPOSURE, E_COUNT };
+    static const char *const names[E_COUNT] = { "lock", "lock_all", "PSCW access", "exposure" };
+    test_win_t tw;
+    const char *fl = flavor_names[flavor];
+
+    open_window(&tw, flavor, MPI_INFO_NULL);
+    MPI_Group to = group_of(tw.win, right), from = group_of(tw.win, left);
+    for (int k = 0; k < E_COUNT; ++k) {
+        int64_t out = value(rank, 50 + k);
+        switch (k) {
+        case E_LOCK: MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, tw.win)); break;
+        case E_LOCK_ALL: MPI_OK(MPI_Win_lock_all(0, tw.win)); break;
+        default:
+            MPI_OK(MPI_Win_post(from, 0, tw.win));
+            if (E_ACCESS == k) MPI_OK(MPI_Win_start(to, 0, tw.win));
+        }
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_fence(0, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+        if (E_EXPOSURE != k) {
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_start(to, 0, tw.win));
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock_all(0, tw.win));
+        }
+        if (E_LOCK_ALL == k || E_ACCESS == k)
+            MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, tw.win));
+        if (E_ACCESS == k || E_EXPOSURE == k) MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_post(from, 0, tw.win));
+        if (E_EXPOSURE == k) MPI_OK(MPI_Win_start(to, 0, tw.win));   /* access is independent of exposure */
+        MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ), 1, MPI_INT64_T, tw.win));
+        switch (k) {
+        case E_LOCK: MPI_OK(MPI_Win_unlock(right, tw.win)); break;
+        case E_LOCK_ALL: MPI_OK(MPI_Win_unlock_all(tw.win)); break;
+        default:
+            MPI_OK(MPI_Win_complete(tw.win));
+            MPI_OK(MPI_Win_wait(tw.win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        int64_t seen = read_own(&tw, SLOT_SEQ);
+        CHECK(seen == value(left, 50 + k), "%s: %s epoch after refused synchronizations delivered %lld, expected %lld",
+              fl, names[k], (long long) seen, (long long) value(left, 50 + k));
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Group_free(&to);
+    MPI_Group_free(&from);
+    prove_usable(&tw, 50, "synchronizations refused inside open epochs");
+    test_win_free(&tw);
+}
+
 /* MPI_Win_free inside a lock epoch and inside a lock_all epoch: refused,
  * the handle stays valid, the epoch goes on, a later free works. */
 static void free_in_lock_epoch(int flavor)
@@ -428,6 +486,100 @@ static void free_in_lock_epoch(int flavor)
     prove_usable(&tw, 10, "MPI_Win_free in a lock epoch");
     test_win_free(&tw);
     CHECK(MPI_WIN_NULL == tw.win, "%s: MPI_Win_free did not set the handle to MPI_WIN_NULL", fl);
+}
+
+/* MPI_Win_free inside a fence epoch an RMA call was made in, inside a PSCW
+ * access epoch and inside an exposure epoch: refused on every rank (so
+ * nobody waits in the free's collective part), the epoch then ends
+ * normally and delivers its put. */
+static void free_in_active_epochs(int flavor)
+{
+    test_win_t tw;
+    const char *fl = flavor_names[flavor];
+    static const char *const epochs[3] = { "used fence", "PSCW access", "exposure" };
+
+    open_window(&tw, flavor, MPI_INFO_NULL);
+    MPI_Group to = group_of(tw.win, right), from = group_of(tw.win, left);
+    for (int k = 0; k < 3; ++k) {
+        const MPI_Win saved = tw.win;
+        int64_t out = value(rank, 20 + k);
+        if (0 == k) {
+            MPI_OK(MPI_Win_fence(0, tw.win));
+            MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ), 1, MPI_INT64_T, tw.win));
+        } else {
+            MPI_OK(MPI_Win_post(from, 0, tw.win));
+            if (1 == k) MPI_OK(MPI_Win_start(to, 0, tw.win));
+        }
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_free(&tw.win));
+        CHECK(tw.win == saved, "%s: MPI_Win_free in a %s epoch freed the window", fl, epochs[k]);
+        if (tw.win != saved) {
+            free(tw.owned);
+            free(tw.bases);
+            return;   /* the window is gone: nothing more can be checked on it */
+        }
+        if (0 == k) {
+            MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+        } else {
+            if (2 == k) MPI_OK(MPI_Win_start(to, 0, tw.win));
+            MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, right, disp(&tw, right, SLOT_SEQ), 1, MPI_INT64_T, tw.win));
+            MPI_OK(MPI_Win_complete(tw.win));
+            MPI_OK(MPI_Win_wait(tw.win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        int64_t seen = read_own(&tw, SLOT_SEQ);
+        CHECK(seen == value(left, 20 + k), "%s: %s epoch after refused free delivered %lld, expected %lld", fl,
+              epochs[k], (long long) seen, (long long) value(left, 20 + k));
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    MPI_Group_free(&to);
+    MPI_Group_free(&from);
+    prove_usable(&tw, 20, "MPI_Win_free in an active-target epoch");
+    test_win_free(&tw);
+}
+
+/* A start or post group with a process that is not in the window: the
+ * window is on half of the processes (even / odd ranks), the group is all
+ * of MPI_COMM_WORLD.  MPI_ERR_GROUP, and PSCW within the window works
+ * afterwards.  (One process: no process outside any window.) */
+static void group_outside_window(int flavor)
+{
+    MPI_Comm half;
+    MPI_Group world, mine;
+    test_win_t tw;
+    int hrank, hsize;
+    const char *fl = flavor_names[flavor];
+
+    if (size < 2) return;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Comm_rank(half, &hrank);
+    MPI_Comm_size(half, &hsize);
+    test_win_create(&tw, flavor, NSLOT * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, half);
+    MPI_OK(MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN));
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_FAILS_WITH(MPI_ERR_GROUP, MPI_Win_post(world, 0, tw.win));
+    MPI_FAILS_WITH(MPI_ERR_GROUP, MPI_Win_start(world, 0, tw.win));
+    MPI_FAILS_WITH(MPI_ERR_GROUP, MPI_Win_start(world, MPI_MODE_NOCHECK, tw.win));
+    /* the window is untouched: a PSCW epoch with its own group moves data */
+    const int hright = (hrank + 1) % hsize, hleft = (hrank + hsize - 1) % hsize;
+    int64_t out = value(rank, 30);
+    MPI_OK(MPI_Win_get_group(tw.win, &mine));
+    MPI_OK(MPI_Win_post(mine, 0, tw.win));
+    MPI_OK(MPI_Win_start(mine, 0, tw.win));
+    MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, hright, test_disp(&tw, hright, SLOT_SEQ, sizeof(int64_t)), 1, MPI_INT64_T,
+                   tw.win));
+    MPI_OK(MPI_Win_complete(tw.win));
+    MPI_OK(MPI_Win_wait(tw.win));
+    int wleft;
+    MPI_Group_translate_ranks(mine, 1, &hleft, world, &wleft);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, hrank, 0, tw.win));
+    const int64_t seen = ((volatile int64_t *) tw.mem)[SLOT_SEQ], want = value(wleft, 30);
+    MPI_OK(MPI_Win_unlock(hrank, tw.win));
+    CHECK(seen == want, "%s: PSCW after MPI_ERR_GROUP delivered %lld, expected %lld", fl, (long long) seen,
+          (long long) want);
+    MPI_Group_free(&mine);
+    MPI_Group_free(&world);
+    test_win_free(&tw);
+    MPI_Comm_free(&half);
 }
 
 /* A fence(0) that closes the last epoch (not NOSUCCEED) and then free: the
@@ -481,10 +633,13 @@ int main(int argc, char **argv)
         rma_to_target_outside_epoch(flavor);
         unlock_without_lock(flavor);
         second_lock(flavor);
+        sync_inside_open_epochs(flavor);
         lock_in_used_fence_epoch(flavor);
         pscw_without_opening(flavor);
         flush_outside_passive(flavor);
         free_in_lock_epoch(flavor);
+        free_in_active_epochs(flavor);
+        group_outside_window(flavor);
         free_after_final_fence(flavor);
         lock_with_no_locks(flavor);
     }

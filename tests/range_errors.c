@@ -10,6 +10,9 @@
  * disp_unit 8, disp_unit 1, and disp units that differ per rank; and a
  * window where odd ranks have no memory at all.
  *
+ * Put / get with origin and target type signatures of different sizes:
+ * MPI_ERR_TYPE and nothing written (every flavor, dynamic included).
+ *
  * newrma-test: only-newrma
  * (other components do not check target ranges)
  */
@@ -388,6 +391,57 @@ static void run(int flavor, int mode)
     rwin_close(&w);
 }
 
+/* Put and get whose origin and target type signatures differ in size:
+ * MPI_ERR_TYPE, nothing written at the target or into the get's buffer;
+ * the epoch goes on.  Every flavor (dynamic included), every target. */
+static void signature_mismatch(int flavor)
+{
+    enum { N = 4 };
+    test_win_t tw;
+    int64_t out[N], in[N];
+    const char *fl = flavor_names[flavor];
+
+    test_win_create(&tw, flavor, N * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN));
+    for (int i = 0; i < N; ++i) {
+        out[i] = -init_value(rank, i);
+        in[i] = ORIGIN_FILL;
+        ((int64_t *) tw.mem)[i] = init_value(rank, i);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, tw.win));
+    for (int t = 0; t < size; ++t) {
+        const MPI_Aint d = test_disp(&tw, t, 0, sizeof(int64_t));
+        MPI_FAILS_WITH(MPI_ERR_TYPE, MPI_Put(out, 3, MPI_INT64_T, t, d, 2, MPI_INT64_T, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_TYPE, MPI_Put(out, 1, MPI_INT32_T, t, d, 1, MPI_INT64_T, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_TYPE, MPI_Get(in, 2, MPI_INT64_T, t, d, 1, MPI_INT64_T, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_TYPE, MPI_Get(in, 1, MPI_INT64_T, t, d, 0, MPI_INT64_T, tw.win));
+        MPI_OK(MPI_Win_flush(t, tw.win));
+        for (int i = 0; i < N; ++i)
+            CHECK(ORIGIN_FILL == in[i], "%s: a refused get from %d wrote element %d: %lld", fl, t, i, (long long) in[i]);
+    }
+    MPI_OK(MPI_Win_unlock_all(tw.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
+    for (int i = 0; i < N; ++i)
+        CHECK(((volatile int64_t *) tw.mem)[i] == init_value(rank, i), "%s: a refused put wrote element %d: %lld", fl,
+              i, (long long) ((volatile int64_t *) tw.mem)[i]);
+    MPI_OK(MPI_Win_unlock(rank, tw.win));
+    MPI_Barrier(MPI_COMM_WORLD);   /* everyone looked before the next put lands */
+    /* the window works: equal sizes, different types (8 bytes as 2 int32) */
+    const int right = (rank + 1) % size;
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, tw.win));
+    MPI_OK(MPI_Put(out, 2, MPI_INT32_T, right, test_disp(&tw, right, 1, sizeof(int64_t)), 1, MPI_INT64_T, tw.win));
+    MPI_OK(MPI_Win_unlock(right, tw.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
+    const int left = (rank + size - 1) % size;
+    CHECK(((volatile int64_t *) tw.mem)[1] == -init_value(left, 0), "%s: put after the refused ones: %lld", fl,
+          (long long) ((volatile int64_t *) tw.mem)[1]);
+    MPI_OK(MPI_Win_unlock(rank, tw.win));
+    test_win_free(&tw);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
@@ -395,6 +449,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; ++flavor)
         for (int mode = 0; mode < MODE_COUNT; ++mode) run(flavor, mode);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) signature_mismatch(flavor);
     /* last, since a component without an overflow check may crash here */
     signal(SIGSEGV, crash_report);
     signal(SIGBUS, crash_report);

@@ -12,6 +12,9 @@
  *   MPI_ERR_RMA_SYNC, sets the request to MPI_REQUEST_NULL and writes
  *   nothing; the epoch then finishes normally and moves exact data, and the
  *   passive parts above run afterwards on the same window.
+ * - An MPI_Rput whose lock_all lock the target refuses at first (another
+ *   rank holds an exclusive lock) completes with nothing but MPI_Wait
+ *   (np >= 2; it used to hang on the active-message path).
  */
 #include "common.h"
 
@@ -269,6 +272,66 @@ static void passive(test_win_t *tw, int use_lock_all, int round)
     free(old2);
 }
 
+/* A request-based operation whose lock_all lock is refused.  The
+ * active-message path takes lock_all's locks lazily and, while holding one,
+ * only tries the next: rank 0 holds its own shared lock (a put to itself,
+ * flushed) when rank 1 holds an exclusive lock on itself, so rank 0's Rput
+ * to rank 1 is refused; rank 1 unlocks only once rank 0 has made the call
+ * (a message sent after it), and rank 0's MPI_Wait alone must then get the
+ * lock and complete the put.  Rank 1's lock may also legally wait for rank
+ * 0's unlock_all (the direct and single-copy paths' lock_all is one
+ * window-wide lock; so is the active-message path's window protocol), so
+ * rank 0 waits for rank 1's "locked" at most 2 s, and only where lock_all
+ * is expected to be lazy. */
+static void refused_lock_all_request(int flavor)
+{
+    enum { TAG_LOCKED = 701, TAG_GO = 702 };
+    test_win_t tw;
+    int token = 1, locked = 0;
+    const int64_t mine = pattern(0, 0, 0, 77), theirs = pattern(0, 1, 0, 77);
+
+    if (size < 2) return;   /* needs a second process to hold the lock */
+    test_win_create(&tw, flavor, win_bytes(), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD);
+    if (0 == rank) {
+        MPI_Request req, locked_req, go_req;
+        MPI_OK(MPI_Win_lock_all(0, tw.win));
+        MPI_OK(MPI_Put(&mine, 1, MPI_INT64_T, 0, put_slot(&tw, 0, 0), 1, MPI_INT64_T, tw.win));
+        MPI_OK(MPI_Win_flush(0, tw.win));
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Irecv(&locked, 1, MPI_INT, 1, TAG_LOCKED, MPI_COMM_WORLD, &locked_req);
+        /* a bounded wait: rank 1's lock may legally wait for our
+         * unlock_all (always on the direct path; on the active-message
+         * path when lock_all takes the window protocol, short of target
+         * elements) */
+        int flag = 0;
+        const double until = MPI_Wtime() + (test_am_path(flavor) ? 2.0 : 0.0);
+        while (!flag && MPI_Wtime() < until) MPI_Test(&locked_req, &flag, MPI_STATUS_IGNORE);
+        MPI_OK(MPI_Rput(&theirs, 1, MPI_INT64_T, 1, put_slot(&tw, 1, 0), 1, MPI_INT64_T, tw.win, &req));
+        MPI_Isend(&token, 1, MPI_INT, 1, TAG_GO, MPI_COMM_WORLD, &go_req);
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Win_unlock_all(tw.win));
+        MPI_Wait(&go_req, MPI_STATUS_IGNORE);
+        MPI_Wait(&locked_req, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (1 == rank) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, tw.win));
+            MPI_Send(&token, 1, MPI_INT, 0, TAG_LOCKED, MPI_COMM_WORLD);
+            MPI_Recv(&token, 1, MPI_INT, 0, TAG_GO, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_OK(MPI_Win_unlock(1, tw.win));
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank < 2) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
+        const int64_t got = ((volatile int64_t *) tw.mem)[0], want = rank ? theirs : mine;   /* origin 0's slot */
+        MPI_OK(MPI_Win_unlock(rank, tw.win));
+        CHECK(got == want, "%s: put under a refused lock_all lock: %lld at rank %d, expected %lld",
+              flavor_names[flavor], (long long) got, rank, (long long) want);
+    }
+    test_win_free(&tw);
+}
+
 static void run(int flavor)
 {
     test_win_t tw;
@@ -286,5 +349,6 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) run(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) refused_lock_all_request(flavor);
     return test_finalize("request_ops");
 }
