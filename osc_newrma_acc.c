@@ -68,26 +68,24 @@ static inline void stripe_lock(volatile int32_t *word)
     }
 }
 
-/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
- * window.  The stripes are first .. first + count - 1 modulo stripes; in
- * ascending index order that is the wrapped-around part (0 .. first + count
- * - stripes - 1) first, then first .. the last stripe. */
-static void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset, size_t span)
+unsigned int osc_newrma_acc_shift(size_t granularity)
 {
-    unsigned int stripes = module->shm.layout.acc_stripes;
-    uint64_t granularity = module->acc_granularity;
-    uint64_t first = offset / granularity, last = (offset + (span ? span - 1 : 0)) / granularity;
-    unsigned int end;
+    unsigned int shift = 0;
 
-    locks->rank = rank;
-    if (last - first + 1 >= stripes) {
-        locks->first = 0;
-        locks->count = stripes;
-    } else {
-        locks->first = (unsigned int) (first % stripes);
-        locks->count = (unsigned int) (last - first + 1);
+    while (shift < 63 && ((size_t) 1 << shift) < granularity) {
+        ++shift;
     }
-    end = locks->first + locks->count;
+    return shift;
+}
+
+/* Stripes first .. first + count - 1 modulo stripes, in ascending index
+ * order: the wrapped-around part (0 .. first + count - stripes - 1) first,
+ * then first .. the last stripe. */
+static void acc_lock_stripes(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
+{
+    unsigned int stripes = module->shm.layout.acc_stripes, end = locks->first + locks->count;
+    int rank = locks->rank;
+
     for (unsigned int s = 0 ; s + stripes < end ; ++s) {
         stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
     }
@@ -96,11 +94,38 @@ static void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int r
     }
 }
 
+/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
+ * window: stripe (offset >> acc_shift) mod stripes, a power of two (every
+ * process computes the same, from values agreed at creation).  Inline for
+ * the common case of one stripe. */
+static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
+                            size_t span)
+{
+    unsigned int stripes = module->shm.layout.acc_stripes;
+    uint64_t first = offset >> module->acc_shift;
+    uint64_t last = (offset + (span ? span - 1 : 0)) >> module->acc_shift;
+
+    locks->rank = rank;
+    locks->first = (unsigned int) first & (stripes - 1);
+    if (OPAL_LIKELY(first == last)) {
+        locks->count = 1;
+        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));
+        return;
+    }
+    if (last - first + 1 >= stripes) {
+        locks->first = 0;
+        locks->count = stripes;
+    } else {
+        locks->count = (unsigned int) (last - first + 1);
+    }
+    acc_lock_stripes(module, locks);
+}
+
 /* A release fence (what Open MPI's own opal_atomic_unlock uses): the
  * critical section's loads and stores are done before any lock is seen
  * free.  No full barrier: completion at the target is what flush and
  * unlock guarantee, and they have theirs. */
-static void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
+static inline void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
 {
     unsigned int stripes = module->shm.layout.acc_stripes;
 
@@ -449,25 +474,20 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
     return OMPI_SUCCESS;
 }
 
-int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
-                              struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
-                              struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
-                              int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+/* Any accumulate, any datatypes, either path. */
+static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
+                       struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                       struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                       int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     struct iovec single, *runs = NULL;
     size_t nruns = 0;
     acc_t a = { .module = module, .target = target, .op = op,
                 .origin_addr = origin_addr, .origin_count = origin_count, .origin_dt = origin_dt,
                 .result_addr = result_addr, .result_count = result_count, .result_dt = result_dt,
                 .tcount = target_count, .tdt = target_dt };
-    int ret;
+    int ret = acc_setup(&a);
 
-    if (NEWRMA_PATH_DIRECT == module->path
-        && acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
-        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
-    }
-    ret = acc_setup(&a);
     if (OMPI_SUCCESS != ret || 0 == a.n) {
         return ret;
     }
@@ -494,6 +514,23 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
         free(runs);
     }
     return ret;
+}
+
+/* accumulate or get_accumulate (a result iff result_dt); static, so the
+ * entry points reach the simple case without a call through the PLT */
+static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                          struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                          struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                          int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (NEWRMA_PATH_DIRECT == module->path
+        && acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
+        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
+    }
+    return acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
+                       target_disp, target_count, target_dt, op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -598,8 +635,8 @@ int osc_newrma_accumulate(const void *origin_addr, int origin_count, struct ompi
                           int target, ptrdiff_t target_disp, int target_count,
                           struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, NULL, 0, NULL, target,
-                                     target_disp, target_count, target_dt, op);
+    return acc_any(win, origin_addr, origin_count, origin_dt, NULL, 0, NULL, target, target_disp, target_count,
+                   target_dt, op);
 }
 
 int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
@@ -607,8 +644,8 @@ int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct 
                               int target, ptrdiff_t target_disp, int target_count,
                               struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, result_addr, result_count,
-                                     result_dt, target, target_disp, target_count, target_dt, op);
+    return acc_any(win, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
+                   target_disp, target_count, target_dt, op);
 }
 
 /* Open MPI's MPI layer checks the op only for (get_)accumulate.  Its table
@@ -629,5 +666,5 @@ int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct o
     if (!osc_newrma_fop_op_ok(op, dt)) {
         return MPI_ERR_OP;
     }
-    return osc_newrma_accumulate_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
+    return acc_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
 }
