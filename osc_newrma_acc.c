@@ -456,19 +456,21 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
                              int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                              struct ompi_op_t *op)
 {
-    size_t esize = dt->super.size, bytes = esize * (size_t) count;
-    osc_newrma_layout_t tl = { .gap = 0, .span = bytes, .bytes = bytes, .contiguous = true };
+    osc_newrma_layout_t tl = { .gap = 0, .contiguous = true };
     acc_locks_t locks;
+    size_t esize;
     char *t;
     int ret = osc_newrma_epoch_access(module, target);
 
+    ompi_datatype_type_size(dt, &esize);
+    tl.bytes = tl.span = esize * (size_t) count;
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
         ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t);
     }
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    acc_lock(module, &locks, target, direct_offset(module, target, t), bytes);
+    acc_lock(module, &locks, target, direct_offset(module, target, t), tl.bytes);
     combine_elements(op, dt, t, origin_addr, result_addr, (size_t) count, esize);
     acc_unlock(module, &locks);
     return OMPI_SUCCESS;
