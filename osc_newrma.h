@@ -191,6 +191,7 @@ struct ompi_osc_newrma_module_t {
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
+    unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;
 
     /* epoch state machine (osc_newrma_sync.c) */

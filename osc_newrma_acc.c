@@ -6,24 +6,29 @@
  * Atomicity (MPI: accumulates to the same location with the same basic
  * datatype are atomic per element with respect to each other):
  *
- *  - direct table (window memory mapped here): an element of 4 or 8 bytes
- *    at an aligned address is updated with one CPU atomic: fetch-and-add
- *    for integer sums, swap for MPI_REPLACE, a load for MPI_NO_OP, and a
- *    compare-and-swap loop around Open MPI's own reduction function for
- *    every other op (so MAXLOC on MPI_2INT, PROD on doubles, ... are atomic
- *    too).  Every process takes this path for such an element, so they are
- *    atomic with respect to each other without any lock;
- *  - anything else (other sizes, unaligned elements, and every element of a
- *    create/dynamic window, whose memory is reached by single-copy syscalls)
- *    is read, combined and written under the target's accumulate locks.  The
- *    locks are striped by offset (osc_newrma_accumulate_stripes stripes of
- *    mpi_accumulate_granularity bytes), taken in ascending order, so
- *    accumulates to different parts of a window run in parallel.
+ *  - direct and single-copy tables: every operation of the family reads,
+ *    combines and writes the target's bytes while holding the target's
+ *    accumulate locks that cover them.  The locks are striped by offset in
+ *    the target's window (osc_newrma_accumulate_stripes spin locks of
+ *    mpi_accumulate_granularity bytes each; the ranks agree on both at
+ *    creation, so every process maps a byte to the same stripe), taken in
+ *    ascending order, so accumulates to different parts of a window run in
+ *    parallel and two ranges never deadlock.  Two operations touching a
+ *    common byte both hold that byte's stripe, so they are serialized --
+ *    whatever their op, size, alignment or caller (fetch_and_op and
+ *    compare_and_swap included).  There is deliberately no lock-free
+ *    per-element path: a CPU atomic on an element would not exclude a
+ *    locked bulk combine of the same element.  Under the locks the direct
+ *    path combines each contiguous run with one call of Open MPI's
+ *    (vectorized) reduction; a single element costs one uncontended
+ *    compare-and-swap to lock and a release store to unlock;
+ *  - active-message windows (osc_newrma_am_target.c): every operation on
+ *    the window's memory is applied by the target's packet handler, which
+ *    runs under the component's AM lock -- one at a time.  Those windows
+ *    have no direct or single-copy access, so the two schemes never meet.
  *
- * A location is always reached the same way by every process (the choice
- * depends only on the window, the element size and the address), which is
- * what makes the two mechanisms safe side by side.  Operations complete
- * before they return, in program order, so any accumulate_ordering holds.
+ * Operations complete before they return, in program order, so any
+ * accumulate_ordering holds.
  */
 
 #include "ompi_config.h"
@@ -49,107 +54,107 @@ typedef struct {
     unsigned int first, count;   /* stripes first .. first+count-1 (mod stripes) */
 } acc_locks_t;
 
-static void stripe_lock(volatile int32_t *word)
+/* Test before test-and-set, so waiters spin on their cached copy of the
+ * line; the backoff yields the core once spinning gets long (with more
+ * ranks than cores the holder may be the one waiting for it). */
+static inline void stripe_lock(volatile int32_t *word)
 {
     unsigned int spins = 0;
-    for (;;) {
-        int32_t expected = 0;
-        if (0 == *word && opal_atomic_compare_exchange_strong_32(word, &expected, 1)) {
-            break;
-        }
+    int32_t expected = 0;
+
+    while (0 != *word || !opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1)) {
+        expected = 0;
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_mb();
 }
 
-/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s window,
- * in ascending stripe order (no deadlock between two ranges). */
-static void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset, size_t span)
+unsigned int osc_newrma_acc_shift(size_t granularity)
+{
+    unsigned int shift = 0;
+
+    while (shift < 63 && ((size_t) 1 << shift) < granularity) {
+        ++shift;
+    }
+    return shift;
+}
+
+/* Stripes first .. first + count - 1 modulo stripes, in ascending index
+ * order: the wrapped-around part (0 .. first + count - stripes - 1) first,
+ * then first .. the last stripe. */
+static void acc_lock_stripes(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
+{
+    unsigned int stripes = module->shm.layout.acc_stripes, end = locks->first + locks->count;
+    int rank = locks->rank;
+
+    for (unsigned int s = 0 ; s + stripes < end ; ++s) {
+        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
+    }
+    for (unsigned int s = locks->first ; s < end && s < stripes ; ++s) {
+        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
+    }
+}
+
+/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
+ * window: stripe (offset >> acc_shift) mod stripes, a power of two (every
+ * process computes the same, from values agreed at creation).  Inline for
+ * the common case of one stripe. */
+static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
+                            size_t span)
 {
     unsigned int stripes = module->shm.layout.acc_stripes;
-    uint64_t granularity = module->acc_granularity;
-    uint64_t first = offset / granularity, last = (offset + (span ? span - 1 : 0)) / granularity;
+    uint64_t first = offset >> module->acc_shift;
+    uint64_t last = (offset + (span ? span - 1 : 0)) >> module->acc_shift;
 
     locks->rank = rank;
+    locks->first = (unsigned int) first & (stripes - 1);
+    if (OPAL_LIKELY(first == last)) {
+        locks->count = 1;
+        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));
+        return;
+    }
     if (last - first + 1 >= stripes) {
         locks->first = 0;
         locks->count = stripes;
     } else {
-        locks->first = (unsigned int) (first % stripes);
         locks->count = (unsigned int) (last - first + 1);
     }
-    /* ascending stripe index, whatever the wrap-around */
-    for (unsigned int s = 0 ; s < stripes ; ++s) {
-        if ((s - locks->first + stripes) % stripes < locks->count) {
-            stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
-        }
-    }
+    acc_lock_stripes(module, locks);
 }
 
-static void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
+/* A release fence (what Open MPI's own opal_atomic_unlock uses): the
+ * critical section's loads and stores are done before any lock is seen
+ * free.  No full barrier: completion at the target is what flush and
+ * unlock guarantee, and they have theirs. */
+static inline void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
 {
     unsigned int stripes = module->shm.layout.acc_stripes;
 
-    opal_atomic_mb();
-    for (unsigned int s = 0 ; s < stripes ; ++s) {
-        if ((s - locks->first + stripes) % stripes < locks->count) {
-            *osc_newrma_shm_acc_lock(&module->shm, locks->rank, s) = 0;
-        }
+    opal_atomic_wmb();
+    for (unsigned int i = 0, s = locks->first ; i < locks->count ; ++i, ++s) {
+        *osc_newrma_shm_acc_lock(&module->shm, locks->rank, s < stripes ? s : s - stripes) = 0;
     }
 }
 
-/* ------------------------------------------------------------------ */
-/* one element, atomically                                             */
-/* ------------------------------------------------------------------ */
-
-static bool is_integer(struct ompi_datatype_t *dt)
+/* Byte offset of a mapped target address in `rank`'s window (the stripes'
+ * coordinate on the direct path). */
+static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int rank, const char *t)
 {
-    return OMPI_DATATYPE_FLAG_DATA_INT == (dt->super.flags & OMPI_DATATYPE_FLAG_DATA_TYPE);
+    return (uint64_t) (t - (module->shm.base + osc_newrma_shm_peer(&module->shm, rank)->data_offset));
 }
 
-/* Can the element at `addr` be updated with a CPU atomic? */
-static inline bool atomic_element(const void *addr, size_t size)
+/* Under the locks: old values out (if wanted), then combine `n` packed
+ * elements of `dt` in place.  Open MPI has no reduction function for
+ * MPI_REPLACE and MPI_NO_OP. */
+static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target,
+                                    const void *origin, void *old, size_t n, size_t esize)
 {
-    return (4 == size || 8 == size) && 0 == ((uintptr_t) addr & (size - 1));
-}
-
-/* *target = *origin op *target on one element of BITS bits, returning the
- * old value in *old (if not NULL). */
-#define NEWRMA_DEFINE_ATOMIC_APPLY(BITS)                                                  \
-static void atomic_apply_##BITS(volatile int##BITS##_t *t, const void *origin, void *old,  \
-                                struct ompi_datatype_t *dt, struct ompi_op_t *op)          \
-{                                                                                          \
-    int##BITS##_t prev, next;                                                              \
-    if (&ompi_mpi_op_no_op.op == op) {                                                     \
-        prev = *t;                                                                         \
-    } else if (&ompi_mpi_op_replace.op == op) {                                            \
-        memcpy(&next, origin, sizeof(next));                                               \
-        prev = opal_atomic_swap_##BITS(t, next);                                           \
-    } else if (&ompi_mpi_op_sum.op == op && is_integer(dt)) {                              \
-        memcpy(&next, origin, sizeof(next));                                               \
-        prev = opal_atomic_fetch_add_##BITS(t, next);                                      \
-    } else {                                                                               \
-        prev = *t;                                                                         \
-        do {                                                                               \
-            next = prev;                                                                   \
-            ompi_op_reduce(op, (void *) origin, &next, 1, dt);                             \
-        } while (!opal_atomic_compare_exchange_strong_##BITS(t, &prev, next));             \
-    }                                                                                      \
-    if (old) {                                                                             \
-        memcpy(old, &prev, sizeof(prev));                                                  \
-    }                                                                                      \
-}
-
-NEWRMA_DEFINE_ATOMIC_APPLY(32)
-NEWRMA_DEFINE_ATOMIC_APPLY(64)
-
-static inline void atomic_apply(void *target, const void *origin, void *old, size_t size,
-                                struct ompi_datatype_t *dt, struct ompi_op_t *op)
-{
-    if (8 == size) {
-        atomic_apply_64(target, origin, old, dt, op);
-    } else {
-        atomic_apply_32(target, origin, old, dt, op);
+    if (NULL != old) {
+        memcpy(old, target, n * esize);
+    }
+    if (&ompi_mpi_op_replace.op == op) {
+        memcpy(target, origin, n * esize);
+    } else if (&ompi_mpi_op_no_op.op != op) {
+        ompi_op_reduce(op, (void *) origin, target, n, dt);
     }
 }
 
@@ -178,6 +183,7 @@ typedef struct {
     void *result_addr;                   /* get_accumulate's result (wanted iff result_dt) */
     int result_count;
     struct ompi_datatype_t *result_dt;
+    osc_newrma_layout_t rl;
     uint64_t taddr;                      /* target buffer (local pointer or remote address) */
     uint64_t window_offset;              /* of the first target byte, for the stripes */
     int tcount;
@@ -220,12 +226,7 @@ static int acc_combine_locked(const acc_t *a, void *target)
     if (OMPI_SUCCESS == ret && !is_no_op(a)) {
         ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
         if (OMPI_SUCCESS == ret) {
-            if (&ompi_mpi_op_replace.op == a->op) {
-                /* Open MPI has no reduction function for MPI_REPLACE */
-                memcpy(current, origin, a->n * (size_t) a->eextent);
-            } else {
-                ompi_op_reduce(a->op, origin, current, a->n, a->basic);
-            }
+            combine_elements(a->op, a->basic, current, origin, NULL, a->n, (size_t) a->eextent);
             if (NULL != current_owned) {
                 ret = ompi_datatype_sndrcv(current_owned, (int32_t) a->n, a->basic, target, a->tcount, a->tdt);
             }
@@ -236,31 +237,13 @@ static int acc_combine_locked(const acc_t *a, void *target)
     return ret;
 }
 
-/* Combine one run of elements in place (under the accumulate locks). */
-static void combine_run_locked(const acc_t *a, char *run, const char *origin, char *old, size_t n)
-{
-    if (NULL != old) {
-        memcpy(old, run, n * a->esize);
-    }
-    if (is_no_op(a)) {
-        return;
-    }
-    if (&ompi_mpi_op_replace.op == a->op) {
-        memcpy(run, origin, n * a->esize);
-    } else {
-        ompi_op_reduce(a->op, (void *) origin, run, n, a->basic);
-    }
-}
-
-/* Direct path, elements whose size is their extent, taken run by run: an
- * aligned 4/8-byte element is always one CPU atomic -- even when other
- * elements of the same call need the locks, because every other process
- * updates it with an atomic too -- and the other runs are combined under the
- * accumulate locks, taken only if there is such a run. */
+/* Direct path, elements packed at their size: origin and old values as
+ * element arrays prepared outside the locks (the user's buffers themselves
+ * when they already are such arrays), then each contiguous run of the
+ * target combined in place with one reduction under the locks. */
 static int acc_combine_runs(const acc_t *a, const struct iovec *runs, size_t nruns)
 {
-    char *origin = NULL, *origin_owned = NULL, *old = NULL;
-    bool need_lock = false;
+    char *origin = NULL, *origin_owned = NULL, *old = NULL, *old_owned = NULL;
     acc_locks_t locks;
     size_t done = 0;
     int ret = OMPI_SUCCESS;
@@ -269,44 +252,30 @@ static int acc_combine_runs(const acc_t *a, const struct iovec *runs, size_t nru
         ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
     }
     if (OMPI_SUCCESS == ret && NULL != a->result_dt) {
-        old = malloc(a->n * a->esize);
-        ret = NULL == old ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+        if (a->rl.contiguous) {
+            old = (char *) a->result_addr + a->rl.gap;
+        } else if (NULL == (old = old_owned = malloc(a->n * a->esize))) {
+            ret = OMPI_ERR_OUT_OF_RESOURCE;
+        }
     }
     if (OMPI_SUCCESS != ret) {
         goto cleanup;
     }
-    for (size_t r = 0 ; r < nruns && !need_lock ; ++r) {
-        need_lock = !atomic_element(runs[r].iov_base, a->esize);
-    }
-    if (need_lock) {
-        acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    }
+    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
     for (size_t r = 0 ; r < nruns ; ++r) {
-        char *t = runs[r].iov_base;
         size_t n = runs[r].iov_len / a->esize;
-        const char *o = origin ? origin + done * a->esize : NULL;
-        char *prev = old ? old + done * a->esize : NULL;
-        if (atomic_element(t, a->esize)) {
-            for (size_t i = 0 ; i < n ; ++i) {
-                atomic_apply(t + i * a->esize, o ? o + i * a->esize : NULL, prev ? prev + i * a->esize : NULL,
-                             a->esize, a->basic, a->op);
-            }
-        } else {
-            combine_run_locked(a, t, o, prev, n);
-        }
+        combine_elements(a->op, a->basic, runs[r].iov_base, origin ? origin + done * a->esize : NULL,
+                         old ? old + done * a->esize : NULL, n, a->esize);
         done += n;
     }
-    if (need_lock) {
-        acc_unlock(a->module, &locks);
-    } else {
-        opal_atomic_mb();
-    }
-    if (NULL != old) {
-        ret = ompi_datatype_sndrcv(old, (int32_t) a->n, a->basic, a->result_addr, a->result_count, a->result_dt);
+    acc_unlock(a->module, &locks);
+    if (NULL != old_owned) {
+        ret = ompi_datatype_sndrcv(old_owned, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
+                                   a->result_dt);
     }
 cleanup:
     free(origin_owned);
-    free(old);
+    free(old_owned);
     return ret;
 }
 
@@ -319,7 +288,7 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
     if ((ptrdiff_t) a->esize == a->eextent) {
         return acc_combine_runs(a, runs, nruns);
     }
-    /* pair types with padding: never atomic, whole elements via the engine */
+    /* pair types with padding: whole elements via the engine */
     acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
     ret = acc_combine_locked(a, (void *) (uintptr_t) a->taddr);
     acc_unlock(a->module, &locks);
@@ -382,7 +351,6 @@ cleanup:
  * a->n == 0 means there is nothing to do. */
 static int acc_setup(acc_t *a)
 {
-    osc_newrma_layout_t rl;
     uint32_t prim_count;
     ptrdiff_t lb;
     int ret = osc_newrma_epoch_access(a->module, a->target);
@@ -399,8 +367,8 @@ static int acc_setup(acc_t *a)
         }
     }
     if (NULL != a->result_dt) {
-        osc_newrma_datatype_layout(a->result_dt, a->result_count, &rl);
-        if (rl.bytes != a->tl.bytes) {
+        osc_newrma_datatype_layout(a->result_dt, a->result_count, &a->rl);
+        if (a->rl.bytes != a->tl.bytes) {
             return MPI_ERR_TYPE;
         }
     }
@@ -461,12 +429,59 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
     return acc_combine_locked(&a, target);
 }
 
-int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
-                              struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
-                              struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
-                              int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+/* The common case, worth a path without the datatype engine: origin (unless
+ * MPI_NO_OP), target and result (if any) are `count` elements of one
+ * predefined type packed at its size, so all three are element arrays and
+ * nothing can mismatch. */
+static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_count,
+                                 struct ompi_datatype_t *result_dt, int result_count, int count,
+                                 struct ompi_datatype_t *dt, struct ompi_op_t *op)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    size_t size;
+    ptrdiff_t lb, extent;
+
+    if (count <= 0 || !ompi_datatype_is_predefined(dt)
+        || (NULL != result_dt && (result_dt != dt || result_count != count))
+        || (&ompi_mpi_op_no_op.op != op && (origin_dt != dt || origin_count != count))) {
+        return false;
+    }
+    ompi_datatype_type_size(dt, &size);
+    ompi_datatype_get_extent(dt, &lb, &extent);
+    return 0 != size && 0 == lb && (ptrdiff_t) size == extent;
+}
+
+/* Direct path, simple case: range check, then one reduction (or copy)
+ * under the stripes covering the elements. */
+static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
+                             int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
+                             struct ompi_op_t *op)
+{
+    osc_newrma_layout_t tl = { .gap = 0, .contiguous = true };
+    acc_locks_t locks;
+    size_t esize;
+    char *t;
+    int ret = osc_newrma_epoch_access(module, target);
+
+    ompi_datatype_type_size(dt, &esize);
+    tl.bytes = tl.span = esize * (size_t) count;
+    if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
+        ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t);
+    }
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    acc_lock(module, &locks, target, direct_offset(module, target, t), tl.bytes);
+    combine_elements(op, dt, t, origin_addr, result_addr, (size_t) count, esize);
+    acc_unlock(module, &locks);
+    return OMPI_SUCCESS;
+}
+
+/* Any accumulate, any datatypes, either path. */
+static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
+                       struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                       struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                       int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
     struct iovec single, *runs = NULL;
     size_t nruns = 0;
     acc_t a = { .module = module, .target = target, .op = op,
@@ -483,8 +498,7 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
         char *local;
         ret = osc_newrma_direct_target_addr(module, target, target_disp, &a.tl, &local);
         a.taddr = (uint64_t) (uintptr_t) local;
-        a.window_offset = (uint64_t) (local - (module->shm.base + osc_newrma_shm_peer(&module->shm, target)->data_offset))
-                          + (uint64_t) a.tl.gap;
+        a.window_offset = direct_offset(module, target, local) + (uint64_t) a.tl.gap;
     } else {
         ret = osc_newrma_cma_target_addr(module, target, target_disp, &a.tl, &a.taddr);
         a.window_offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor
@@ -504,6 +518,23 @@ int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, i
     return ret;
 }
 
+/* accumulate or get_accumulate (a result iff result_dt); static, so the
+ * entry points reach the simple case without a call through the PLT */
+static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
+                          struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
+                          struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+                          int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (NEWRMA_PATH_DIRECT == module->path
+        && acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
+        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
+    }
+    return acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
+                       target_disp, target_count, target_dt, op);
+}
+
 /* ------------------------------------------------------------------ */
 /* compare-and-swap                                                    */
 /* ------------------------------------------------------------------ */
@@ -519,6 +550,61 @@ bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt)
     ok = ok || ompi_op_is_valid(&ompi_mpi_op_land.op, dt, &msg, "MPI_Compare_and_swap");
     free(msg);
     return ok;
+}
+
+/* Direct path: read, compare and maybe write under the stripes covering the
+ * element, like every other operation of the family on it. */
+static int cas_direct(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
+                      void *result_addr, size_t size, int target, ptrdiff_t target_disp,
+                      const osc_newrma_layout_t *tl)
+{
+    acc_locks_t locks;
+    char *t;
+    int ret = osc_newrma_direct_target_addr(module, target, target_disp, tl, &t);
+
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    acc_lock(module, &locks, target, direct_offset(module, target, t), size);
+    memcpy(result_addr, t, size);
+    if (0 == memcmp(t, compare_addr, size)) {
+        memcpy(t, origin_addr, size);
+    }
+    acc_unlock(module, &locks);
+    return OMPI_SUCCESS;
+}
+
+/* Single-copy path: the same under the locks, through the syscalls (to
+ * self, the memory is local). */
+static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
+                   void *result_addr, size_t size, int target, ptrdiff_t target_disp,
+                   const osc_newrma_layout_t *tl)
+{
+    pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
+    bool self = target == module->rank;
+    acc_locks_t locks;
+    uint64_t taddr, offset;
+    int ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? taddr : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
+    acc_lock(module, &locks, target, offset, size);
+    if (self) {
+        memcpy(result_addr, (void *) (uintptr_t) taddr, size);
+    } else {
+        ret = osc_newrma_cma_copy(pid, result_addr, taddr, size, false);
+    }
+    if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
+        if (self) {
+            memcpy((void *) (uintptr_t) taddr, origin_addr, size);
+        } else {
+            ret = osc_newrma_cma_copy(pid, (void *) origin_addr, taddr, size, true);
+        }
+    }
+    acc_unlock(module, &locks);
+    return ret;
 }
 
 int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
@@ -538,67 +624,9 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
     }
     ompi_datatype_type_size(dt, &size);
     osc_newrma_datatype_layout(dt, 1, &tl);
-
-    if (NEWRMA_PATH_DIRECT == module->path) {
-        char *t;
-        ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        if (OPAL_LIKELY(atomic_element(t, size))) {
-            /* one CPU compare-and-swap */
-            if (8 == size) {
-                int64_t expected, desired;
-                memcpy(&expected, compare_addr, 8);
-                memcpy(&desired, origin_addr, 8);
-                (void) opal_atomic_compare_exchange_strong_64((volatile int64_t *) t, &expected, desired);
-                memcpy(result_addr, &expected, 8);
-            } else {
-                int32_t expected, desired;
-                memcpy(&expected, compare_addr, 4);
-                memcpy(&desired, origin_addr, 4);
-                (void) opal_atomic_compare_exchange_strong_32((volatile int32_t *) t, &expected, desired);
-                memcpy(result_addr, &expected, 4);
-            }
-            opal_atomic_mb();
-            return OMPI_SUCCESS;
-        }
-        acc_locks_t locks;
-        acc_lock(module, &locks, target, (uint64_t) (t - (module->shm.base + osc_newrma_shm_peer(&module->shm, target)->data_offset)), size);
-        memcpy(result_addr, t, size);
-        if (0 == memcmp(t, compare_addr, size)) {
-            memcpy(t, origin_addr, size);
-        }
-        acc_unlock(module, &locks);
-        return OMPI_SUCCESS;
-    }
-
-    /* single-copy path: read, compare and maybe write under the locks */
-    uint64_t taddr;
-    ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    uint64_t offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor
-        ? taddr : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
-    pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
-    bool self = target == module->rank;
-    acc_locks_t locks;
-    acc_lock(module, &locks, target, offset, size);
-    if (self) {
-        memcpy(result_addr, (void *) (uintptr_t) taddr, size);
-    } else {
-        ret = osc_newrma_cma_copy(pid, result_addr, taddr, size, false);
-    }
-    if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
-        if (self) {
-            memcpy((void *) (uintptr_t) taddr, origin_addr, size);
-        } else {
-            ret = osc_newrma_cma_copy(pid, (void *) origin_addr, taddr, size, true);
-        }
-    }
-    acc_unlock(module, &locks);
-    return ret;
+    return NEWRMA_PATH_DIRECT == module->path
+        ? cas_direct(module, origin_addr, compare_addr, result_addr, size, target, target_disp, &tl)
+        : cas_cma(module, origin_addr, compare_addr, result_addr, size, target, target_disp, &tl);
 }
 
 /* ------------------------------------------------------------------ */
@@ -609,8 +637,8 @@ int osc_newrma_accumulate(const void *origin_addr, int origin_count, struct ompi
                           int target, ptrdiff_t target_disp, int target_count,
                           struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, NULL, 0, NULL, target,
-                                     target_disp, target_count, target_dt, op);
+    return acc_any(win, origin_addr, origin_count, origin_dt, NULL, 0, NULL, target, target_disp, target_count,
+                   target_dt, op);
 }
 
 int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
@@ -618,8 +646,8 @@ int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct 
                               int target, ptrdiff_t target_disp, int target_count,
                               struct ompi_datatype_t *target_dt, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    return osc_newrma_accumulate_any(win, origin_addr, origin_count, origin_dt, result_addr, result_count,
-                                     result_dt, target, target_disp, target_count, target_dt, op);
+    return acc_any(win, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
+                   target_disp, target_count, target_dt, op);
 }
 
 /* Open MPI's MPI layer checks the op only for (get_)accumulate.  Its table
@@ -640,20 +668,5 @@ int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct o
     if (!osc_newrma_fop_op_ok(op, dt)) {
         return MPI_ERR_OP;
     }
-    if (NEWRMA_PATH_DIRECT == osc_newrma_module(win)->path) {
-        /* the common case, a counter in mapped memory: one CPU atomic */
-        ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-        osc_newrma_layout_t tl;
-        char *t;
-        osc_newrma_datatype_layout(dt, 1, &tl);
-        if (tl.contiguous && (4 == tl.bytes || 8 == tl.bytes) && (size_t) tl.span == tl.bytes
-            && OMPI_SUCCESS == osc_newrma_epoch_access(module, target)
-            && OMPI_SUCCESS == osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t)
-            && atomic_element(t + tl.gap, tl.bytes)) {
-            atomic_apply(t + tl.gap, origin_addr, result_addr, tl.bytes, dt, op);
-            opal_atomic_mb();
-            return OMPI_SUCCESS;
-        }
-    }
-    return osc_newrma_accumulate_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
+    return acc_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
 }

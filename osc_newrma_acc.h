@@ -26,12 +26,6 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
                                 struct ompi_datatype_t *dt, int target, ptrdiff_t target_disp,
                                 struct ompi_win_t *win);
 
-/* accumulate or get_accumulate (result_addr NULL: no result) */
-int osc_newrma_accumulate_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
-                              struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
-                              struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
-                              int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op);
-
 /* The path-independent checks of an accumulate (epoch, sizes, one
  * predefined target type); *bytes: the target's bytes (0: nothing to do). */
 int osc_newrma_acc_validate(struct ompi_win_t *win, const void *origin_addr, int origin_count,
@@ -44,6 +38,11 @@ int osc_newrma_acc_validate(struct ompi_win_t *win, const void *origin_addr, int
 int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_datatype_t *target_dt,
                                 const void *packed_origin, size_t bytes, struct ompi_op_t *op,
                                 void *packed_result);
+
+/* Stripe shift for a granularity: log2 rounded up (a stripe covers a power
+ * of two of bytes, at least the granularity asked for, so picking one is a
+ * shift on every accumulate's path instead of a division). */
+unsigned int osc_newrma_acc_shift(size_t granularity);
 
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);

@@ -147,14 +147,16 @@ static int component_register(void)
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
         OPAL_INFO_LVL_5, 64, &c->post_ring_slots);
     register_uint("accumulate_stripes",
-        "Accumulate locks per process in a window's segment: accumulates that cannot be single CPU "
-        "atomics lock the stripes covering their bytes ((offset / granularity) mod stripes), so "
-        "accumulates to different parts of a window proceed in parallel (minimum 1)",
+        "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "
+        "their bytes ((offset / granularity) mod stripes), so accumulates to different parts of a "
+        "window proceed in parallel (rounded down to a power of two; minimum 1)",
         OPAL_INFO_LVL_5, 8, &c->acc_stripes);
     register_size("accumulate_granularity",
-        "Default bytes covered by one accumulate lock stripe; a window's info key "
-        "mpi_accumulate_granularity overrides it (minimum 1)",
-        OPAL_INFO_LVL_5, 256, &c->acc_granularity);
+        "Default bytes covered by one accumulate lock stripe (rounded up to a power of two); a "
+        "window's info key mpi_accumulate_granularity overrides it (minimum 1).  Every stripe an "
+        "accumulate covers costs one atomic: a page keeps that small beside the combine itself "
+        "at every size",
+        OPAL_INFO_LVL_5, 4096, &c->acc_granularity);
     register_uint("fifo_depth",
         "Cells of each process's node-local active-message FIFO in a window's FIFO segment: how many "
         "fragments its on-node peers can send it before they keep the rest in a backlog (minimum 2)",
@@ -244,6 +246,10 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (0 == c->acc_stripes) {
         c->acc_stripes = 1;
+    }
+    /* a power of two: the accumulate path picks stripes with a mask */
+    while (c->acc_stripes & (c->acc_stripes - 1)) {
+        c->acc_stripes &= c->acc_stripes - 1;
     }
     if (0 == c->acc_granularity) {
         c->acc_granularity = 1;

@@ -63,10 +63,10 @@ static inline void osc_newrma_datatype_layout(struct ompi_datatype_t *dt, int co
 static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64_t size,
                                 const osc_newrma_layout_t *target, ptrdiff_t *offset)
 {
-    if (OPAL_UNLIKELY(disp < 0 || (disp_unit > 0 && disp > PTRDIFF_MAX / disp_unit))) {
+    /* an overflow check, not a division: this is on every operation's path */
+    if (OPAL_UNLIKELY(disp < 0 || __builtin_mul_overflow(disp, (ptrdiff_t) disp_unit, offset))) {
         return MPI_ERR_RMA_RANGE;
     }
-    *offset = disp * disp_unit;
     if (0 == target->bytes) {
         return OMPI_SUCCESS;
     }

@@ -18,6 +18,7 @@
 
 
 #include "osc_newrma.h"
+#include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_fifo.h"
@@ -239,6 +240,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
         goto error;
     }
     module->acc_granularity = agree[0];
+    module->acc_shift = osc_newrma_acc_shift(module->acc_granularity);
     set_path(module, choose_path(flavor, comm, 0 != agree[1]));
     ret = osc_newrma_info_set_granularity(module);
     if (OMPI_SUCCESS != ret) {

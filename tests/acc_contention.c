@@ -13,9 +13,9 @@
  *   - the same on long double elements (always the locked path) and a long
  *     double counter;
  *   - on an aligned int64 A and a misaligned int64 U: MPI_SUM on A alone
- *     (a CPU atomic on allocate windows), or on A and U with one hindexed
- *     datatype (U is misaligned, so that accumulate takes the locked path for
- *     A too): MPI requires these to be atomic with respect to each other;
+ *     (newrma's simple path: one predefined type), or on A and U with one
+ *     hindexed datatype (the general path, through the datatype engine):
+ *     MPI requires these to be atomic with respect to each other;
  *   - every 16th iteration, MPI_Get_accumulate(MPI_NO_OP) / MPI_Fetch_and_op
  *     (MPI_NO_OP) reads of the elements just updated, flushed: each read must
  *     be a valid value, and never less than the previous read of the same

@@ -2,7 +2,7 @@
  * Info key mpi_accumulate_granularity and accumulates that take the lock path.
  *
  * 1. newrma only: MPI_Win_get_info reports the granularity in effect, for
- *    every flavor: the value given ("1", "8", "4096"), the MCA default (256)
+ *    every flavor: the value given ("1", "8", "65536"), the MCA default (4096)
  *    when the key is absent or malformed ("abc", "0", "-8", "16abc"), and,
  *    when the ranks give different values, one value every rank agrees on
  *    (README: the largest).
@@ -11,7 +11,7 @@
  *    ranges and into interleaved vector elements (each element's neighbours
  *    belong to other ranks) of every target, on an MPI_Win_create int64
  *    window and an MPI_Win_allocate long double window (16-byte elements:
- *    newrma's lock path on both); with granularity "1", "8", "4096", "abc",
+ *    newrma's lock path on both); with granularity "1", "8", "65536", "abc",
  *    absent, different per rank, and on accumulate_ops=same_op and
  *    accumulate_ordering=none windows.  Final memory exact.
  * 3. One element reached both ways: on an allocate window, every rank
@@ -32,7 +32,7 @@ static int only_newrma(void)
 
 /* ---- window configurations --------------------------------------------- */
 
-#define MCA_DEFAULT 256   /* osc_newrma_accumulate_granularity */
+#define MCA_DEFAULT 4096  /* osc_newrma_accumulate_granularity */
 #define NCONFIG 8
 
 typedef struct {
@@ -44,7 +44,7 @@ typedef struct {
 static const config_t configs[NCONFIG] = {
     { "granularity 1", "mpi_accumulate_granularity", "1", 0 },
     { "granularity 8", "mpi_accumulate_granularity", "8", 0 },
-    { "granularity 4096", "mpi_accumulate_granularity", "4096", 0 },
+    { "granularity 65536", "mpi_accumulate_granularity", "65536", 0 },
     { "granularity abc", "mpi_accumulate_granularity", "abc", 0 },
     { "no granularity", NULL, NULL, 0 },
     { "granularity per rank", "mpi_accumulate_granularity", NULL, 1 },
@@ -52,8 +52,8 @@ static const config_t configs[NCONFIG] = {
     { "accumulate_ordering none", "accumulate_ordering", "none", 0 },
 };
 
-static const char *const per_rank_values[4] = { "1", "4096", "8", "abc" };
-static const int per_rank_effective[4] = { 1, 4096, 8, MCA_DEFAULT };
+static const char *const per_rank_values[4] = { "1", "65536", "8", "abc" };
+static const int per_rank_effective[4] = { 1, 65536, 8, MCA_DEFAULT };
 
 static MPI_Info config_info(const config_t *c)
 {
@@ -94,7 +94,7 @@ static void expect_granularity(MPI_Win win, const char *ctx, long expected)
 static void reported(int flavor)
 {
     static const struct { const char *value; long expected; } cases[] = {
-        { "1", 1 }, { "8", 8 }, { "4096", 4096 }, { "abc", MCA_DEFAULT }, { "0", MCA_DEFAULT },
+        { "1", 1 }, { "8", 8 }, { "65536", 65536 }, { "abc", MCA_DEFAULT }, { "0", MCA_DEFAULT },
         { "-8", MCA_DEFAULT }, { "16abc", MCA_DEFAULT }, { NULL, MCA_DEFAULT },
     };
     char ctx[128];

@@ -6,10 +6,9 @@
  *    double, succeeds, returns the previous value and (REPLACE) stores the
  *    new one;
  *  - MPI_Accumulate with MPI_REPLACE, and MPI_Get_accumulate with MPI_REPLACE
- *    and MPI_NO_OP, of several elements of int, short (2-byte elements: never
- *    a CPU atomic) and double;
- * on every flavor (create and dynamic windows take the locked read-combine-
- * write path for every element), to every target including self, under
+ *    and MPI_NO_OP, of several elements of int, short and double;
+ * on every flavor (allocate windows combine in place, create and dynamic
+ * windows read, combine and write back by single copy), to every target including self, under
  * lock_all and under fence.  Each origin owns its region of every target's
  * window, so every value is exact.
  */
