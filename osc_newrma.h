@@ -218,6 +218,7 @@ struct ompi_osc_newrma_module_t {
     int *posts_seen;
     size_t posts_seen_count;
     size_t posts_seen_capacity;
+    int64_t post_head;                   /* next ticket of our post ring to take (owner only) */
     int64_t completes_expected;
 
     opal_mutex_t lock;                   /* serializes epoch changes */

@@ -76,7 +76,6 @@ static bool flavor_has_data(int flavor)
 static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params)
 {
     size_t line = params->cacheline, offset = 0;
-    size_t owner_words = 0;
 
     layout->lock_in_rank = layout->qnodes_in_rank = SIZE_MAX;
     layout->qnodes = 0;
@@ -95,25 +94,18 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
     layout->acc_in_rank = offset;
     offset += (size_t) params->acc_stripes * line;
 
-    /* Words only the owner writes may share a line -- unless several threads
-     * of the owner may write them concurrently (the RFC's multi-threaded
-     * case), then each gets its own. */
-    layout->post_head_in_rank = offset;
-    owner_words = sizeof(int64_t);
+    /* The dynamic-region directory: written by its owner only, read by
+     * every origin (a line of its own, so no other word's writes evict it
+     * from their caches). */
     layout->dyn_in_rank = SIZE_MAX;
     if (MPI_WIN_FLAVOR_DYNAMIC == params->flavor) {
-        if (params->thread_multiple) {
-            offset += line;
-            owner_words = 0;
-        }
-        layout->dyn_in_rank = offset + owner_words;
-        owner_words += sizeof(osc_newrma_peer_dyn_t);
+        layout->dyn_in_rank = offset;
+        offset += align_up(sizeof(osc_newrma_peer_dyn_t), line);
     }
-    offset += align_up(owner_words, line);
 
     layout->ring_slots = params->ring_slots;
     layout->ring_in_rank = offset;
-    offset += align_up((size_t) params->ring_slots * sizeof(int32_t), line);
+    offset += align_up((size_t) params->ring_slots * sizeof(int64_t), line);
     return offset;
 }
 
@@ -189,8 +181,10 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
-    osc_newrma_shm_print_region(print, ctx, "  owner words", l->post_head_in_rank, l->ring_in_rank - l->post_head_in_rank,
-                 SIZE_MAX != l->dyn_in_rank ? "post head, dynamic-region directory" : "post head");
+    if (SIZE_MAX != l->dyn_in_rank) {
+        osc_newrma_shm_print_region(print, ctx, "  dynamic directory", l->dyn_in_rank, l->ring_in_rank - l->dyn_in_rank,
+                     "attached regions; written by the owner only");
+    }
     snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
     osc_newrma_shm_print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);
     osc_newrma_shm_print_region(print, ctx, "window memory", l->data_offset, l->total_size - l->data_offset,
@@ -355,7 +349,6 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_pee
         .peers = peers,
         .noncontig = module->alloc_shared_noncontig,
         .no_locks = module->no_locks,
-        .thread_multiple = ompi_mpi_thread_multiple,
         .qnodes = mca_osc_newrma_component.lock_qnodes,
         .ring_slots = osc_newrma_post_ring_slots(module->size),
         .acc_stripes = mca_osc_newrma_component.acc_stripes,

@@ -95,7 +95,6 @@ typedef struct {
     const osc_newrma_peer_input_t *peers;   /* may be NULL without window memory */
     bool noncontig;                  /* alloc_shared_noncontig */
     bool no_locks;                   /* no lock words or queue nodes */
-    bool thread_multiple;            /* owner-written words on lines of their own */
     unsigned int qnodes;             /* queue nodes per rank */
     unsigned int ring_slots;         /* post notices per rank (PSCW) */
     unsigned int acc_stripes;        /* accumulate locks per rank */
@@ -117,9 +116,8 @@ typedef struct {
     size_t qnodes_in_rank;           /* qnodes lines */
     size_t post_tail_in_rank;        /* one line: written by posters */
     size_t complete_in_rank;         /* one line: written by completing origins */
-    size_t post_head_in_rank;        /* owner-written */
     size_t dyn_in_rank;              /* owner-written, dynamic windows only */
-    size_t ring_in_rank;             /* ring_slots x int32 */
+    size_t ring_in_rank;             /* ring_slots x int64 cells */
     size_t acc_in_rank;              /* acc_stripes lines: accumulate locks */
     unsigned int acc_stripes;
     unsigned int qnodes;
@@ -196,19 +194,14 @@ static inline volatile int64_t *osc_newrma_shm_post_tail(const osc_newrma_shm_t 
     return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_tail_in_rank);
 }
 
-static inline volatile int64_t *osc_newrma_shm_post_head(const osc_newrma_shm_t *shm, int rank)
-{
-    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_head_in_rank);
-}
-
 static inline volatile int64_t *osc_newrma_shm_completes(const osc_newrma_shm_t *shm, int rank)
 {
     return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.complete_in_rank);
 }
 
-static inline volatile int32_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
+static inline volatile int64_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
 {
-    return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
+    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
 }
 
 /* accumulate lock `stripe` of `rank` (a spin lock word on a line of its own) */

@@ -65,41 +65,59 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
 static int ring_drain(ompi_osc_newrma_module_t *module);
 static void ring_drain_locked(ompi_osc_newrma_module_t *module);
 
+/* A ring cell is one 64-bit word: the lap of the ticket it serves in the
+ * high half, the posting rank + 1 in the low half (0: empty).  Ticket t
+ * may fill its cell once the cell reads "empty, lap t / slots"; the owner
+ * consumes ticket h once it reads "lap h / slots, rank r + 1" and leaves
+ * "empty, next lap" behind (a bounded MPMC queue after Vyukov, with one
+ * consumer).  Posters therefore never read the owner's head, and the owner
+ * never touches the tail: a post-and-take costs the transfer of the cell's
+ * line each way and nothing else.  A zeroed segment is every cell empty
+ * for lap 0. */
+static inline int64_t ring_cell(int64_t ticket, int64_t slots, int32_t value_plus_one)
+{
+    return (int64_t) (((uint64_t) (ticket / slots) << 32) | (uint32_t) value_plus_one);
+}
+
 static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
 {
     const osc_newrma_shm_t *shm = &module->shm;
     int64_t slots = shm->layout.ring_slots;
     int64_t ticket = opal_atomic_fetch_add_64(osc_newrma_shm_post_tail(shm, origin), 1);
-    volatile int64_t *head = osc_newrma_shm_post_head(shm, origin);
+    volatile int64_t *cell = &osc_newrma_shm_ring(shm, origin)[ticket % slots];
     unsigned int spins = 0;
 
-    /* A full ring waits for the origin to take notices (back-pressure).
-     * Meanwhile we take our own: ranks that all post to each other before
-     * starting (all-to-all PSCW with rings smaller than the group) would
-     * otherwise wait for each other forever. */
-    while (ticket - *head >= slots) {
+    /* A cell still holding the previous lap's notice is a full ring: wait
+     * for the origin to take it (back-pressure).  Meanwhile we take our own:
+     * ranks that all post to each other before starting (all-to-all PSCW
+     * with rings smaller than the group) would otherwise wait for each
+     * other forever. */
+    while (*cell != ring_cell(ticket, slots, 0)) {
         ring_drain_locked(module);
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_mb();
-    osc_newrma_shm_ring(shm, origin)[ticket % slots] = value + 1;
+    opal_atomic_wmb();
+    *cell = ring_cell(ticket, slots, value + 1);
+}
+
+/* Is the owner's next cell filled? */
+static inline bool ring_ready(const ompi_osc_newrma_module_t *module)
+{
+    int64_t slots = module->shm.layout.ring_slots, head = module->post_head;
+    int64_t cell = osc_newrma_shm_ring(&module->shm, module->rank)[head % slots];
+
+    return cell != ring_cell(head, slots, 0);
 }
 
 /* Move every notice in our ring to the private list of notices not yet
  * matched by a start. */
 static int ring_drain(ompi_osc_newrma_module_t *module)
 {
-    const osc_newrma_shm_t *shm = &module->shm;
-    volatile int32_t *ring = osc_newrma_shm_ring(shm, module->rank);
-    volatile int64_t *head = osc_newrma_shm_post_head(shm, module->rank);
-    int64_t slots = shm->layout.ring_slots;
+    volatile int64_t *ring = osc_newrma_shm_ring(&module->shm, module->rank);
+    int64_t slots = module->shm.layout.ring_slots;
 
-    for (;;) {
-        volatile int32_t *slot = &ring[*head % slots];
-        int32_t value = *slot;
-        if (0 == value) {
-            return OMPI_SUCCESS;
-        }
+    while (ring_ready(module)) {
+        int64_t head = module->post_head;
         if (module->posts_seen_count == module->posts_seen_capacity) {
             size_t capacity = module->posts_seen_capacity ? 2 * module->posts_seen_capacity : 16;
             int *grown = realloc(module->posts_seen, capacity * sizeof(int));
@@ -109,11 +127,12 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
             module->posts_seen = grown;
             module->posts_seen_capacity = capacity;
         }
-        module->posts_seen[module->posts_seen_count++] = value - 1;
-        *slot = 0;
-        opal_atomic_wmb();
-        *head = *head + 1;
+        opal_atomic_rmb();
+        module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) ring[head % slots] - 1;
+        ring[head % slots] = ring_cell(head + slots, slots, 0);
+        module->post_head = head + 1;
     }
+    return OMPI_SUCCESS;
 }
 
 static void ring_drain_locked(ompi_osc_newrma_module_t *module)
@@ -151,12 +170,12 @@ static int drain_progress(void)
     }
     OPAL_LIST_FOREACH(item, &drain_windows, drain_item_t) {
         ompi_osc_newrma_module_t *module = item->module;
-        volatile int32_t *ring = osc_newrma_shm_ring(&module->shm, module->rank);
-        int64_t head = *osc_newrma_shm_post_head(&module->shm, module->rank);
-        if (0 != ring[head % module->shm.layout.ring_slots] && 0 == opal_mutex_trylock(&module->lock)) {
-            (void) ring_drain(module);
+        if (0 == opal_mutex_trylock(&module->lock)) {
+            if (ring_ready(module)) {
+                (void) ring_drain(module);
+                count++;
+            }
             opal_mutex_unlock(&module->lock);
-            count++;
         }
     }
     opal_mutex_unlock(&drain_lock);

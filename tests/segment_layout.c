@@ -52,7 +52,7 @@ static int check_disjoint_lines(size_t *starts, int count, const char *what, int
     return bad;
 }
 
-static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool mt)
+static void check_layout(int n, int flavor, bool noncontig, bool no_locks)
 {
     osc_newrma_peer_input_t *peers = calloc((size_t) n, sizeof(*peers));
     osc_newrma_shm_layout_t l;
@@ -65,7 +65,7 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     }
     unsigned int ring = n < 64 ? (unsigned) n : 64;
     osc_newrma_shm_params_t p = { .nranks = n, .flavor = flavor, .peers = peers, .noncontig = noncontig,
-                                  .no_locks = no_locks, .thread_multiple = mt, .qnodes = 4,
+                                  .no_locks = no_locks, .qnodes = 4,
                                   .ring_slots = ring, .acc_stripes = 8, .cacheline = LINE, .pagesize = PAGE };
     int ret = osc_newrma_shm_layout(&l, &p);
     CHECK(OMPI_SUCCESS == ret, "n=%d flavor %d: layout failed", n, flavor);
@@ -95,17 +95,16 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     words[count++] = l.complete_in_rank;
     CHECK(l.acc_stripes == 8, "n=%d: accumulate stripes", n);
     for (unsigned a = 0; a < l.acc_stripes; ++a) words[count++] = l.acc_in_rank + a * LINE;
-    words[count++] = l.post_head_in_rank;
-    check_disjoint_lines(words, count, "rank block", n);
     if (MPI_WIN_FLAVOR_DYNAMIC == flavor) {
         CHECK(l.dyn_in_rank != SIZE_MAX, "n=%d: dynamic directory missing", n);
-        if (mt) CHECK(l.dyn_in_rank / LINE != l.post_head_in_rank / LINE,
-                      "n=%d: thread-multiple owner words share a line", n);
-        else CHECK(l.dyn_in_rank / LINE == l.post_head_in_rank / LINE,
-                   "n=%d: single-threaded owner words should share a line", n);
+        words[count++] = l.dyn_in_rank;
+    } else {
+        CHECK(l.dyn_in_rank == SIZE_MAX, "n=%d: dynamic directory in a %d window", n, flavor);
     }
-    CHECK(l.ring_in_rank + ring * sizeof(int32_t) <= l.rank_stride, "n=%d: ring outside block", n);
-    CHECK(l.rank_stride - (l.ring_in_rank + ring * sizeof(int32_t)) < LINE, "n=%d: rank block not exact", n);
+    words[count++] = l.ring_in_rank;
+    check_disjoint_lines(words, count, "rank block", n);
+    CHECK(l.ring_in_rank + ring * sizeof(int64_t) <= l.rank_stride, "n=%d: ring outside block", n);
+    CHECK(l.rank_stride - (l.ring_in_rank + ring * sizeof(int64_t)) < LINE, "n=%d: rank block not exact", n);
 
     /* window memory and the exact total */
     bool has_data = MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor;
@@ -216,8 +215,8 @@ int main(int argc, char **argv)
     int flavors[] = { MPI_WIN_FLAVOR_CREATE, MPI_WIN_FLAVOR_ALLOCATE, MPI_WIN_FLAVOR_SHARED, MPI_WIN_FLAVOR_DYNAMIC };
     for (int n = 1; n <= 64; ++n)
         for (int f = 0; f < 4; ++f)
-            for (int opt = 0; opt < 8; ++opt)
-                check_layout(n, flavors[f], opt & 1, opt & 2, opt & 4);
+            for (int opt = 0; opt < 4; ++opt)
+                check_layout(n, flavors[f], opt & 1, opt & 2);
 
     /* O(n) per rank: the control part per rank is the same at 64 and 640
      * ranks (the post ring is capped) */
