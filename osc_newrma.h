@@ -164,6 +164,16 @@ typedef enum {
     NEWRMA_PATH_AM,              /* active messages (peers off this node, or forced) */
 } osc_newrma_path_t;
 
+/* The last group given to start (or post) and its sorted communicator
+ * ranks.  Applications repeat the same group epoch after epoch; the group is
+ * retained, so a pointer match means the same (immutable) group and the
+ * translation is skipped. */
+typedef struct {
+    struct ompi_group_t *group;
+    int *ranks;
+    size_t count;
+} osc_newrma_group_cache_t;
+
 struct ompi_osc_newrma_module_t {
     /* The window's function table.  Copied at creation from the table that
      * fits this window (osc_newrma_module.c); never changed afterwards. */
@@ -212,8 +222,9 @@ struct ompi_osc_newrma_module_t {
      * the window's communicator (O(group), freed at epoch end); post notices
      * taken from the ring but not matched by a start yet; completions the
      * exposure epochs so far expect */
-    int *start_ranks;
+    const int *start_ranks;              /* borrowed from start_groups */
     size_t start_count;
+    osc_newrma_group_cache_t start_groups, post_groups;
     bool exposure_active;
     int *posts_seen;
     size_t posts_seen_count;
@@ -304,8 +315,9 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
 
 /* shared by both state machines (osc_newrma_sync.c) */
 void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module);
-int osc_newrma_group_to_comm_ranks(ompi_osc_newrma_module_t *module, struct ompi_group_t *group,
-                                   int **ranks_out, size_t *count_out);
+int osc_newrma_group_ranks(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
+                           struct ompi_group_t *group, const int **ranks_out, size_t *count_out);
+void osc_newrma_group_cache_release(osc_newrma_group_cache_t *cache);
 void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 
 /* qsort/bsearch comparison of ints */

@@ -139,14 +139,14 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_POST, .sender = module->rank, .win = module->am_id };
-    int *origins = NULL;
+    const int *origins = NULL;
     size_t count = 0;
     int ret;
 
     if (module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = osc_newrma_group_to_comm_ranks(module, group, &origins, &count);
+    ret = osc_newrma_group_ranks(module, &module->post_groups, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -159,7 +159,6 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
         module->exposure_active = true;
     }
     osc_newrma_am_leave();
-    free(origins);
     return ret;
 }
 
@@ -207,7 +206,7 @@ int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_
         osc_newrma_am_leave();
         return MPI_ERR_RMA_SYNC;
     }
-    ret = osc_newrma_group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
+    ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks, &module->start_count);
     if (OMPI_SUCCESS == ret) {
         module->lock_all_assert = assert & MPI_MODE_NOCHECK;    /* read by new target elements */
         module->state = NEWRMA_WIN_PSCW_GRANTED;

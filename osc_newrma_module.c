@@ -93,7 +93,8 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     osc_newrma_shm_detach(&module->shm);
     osc_newrma_slots_fini(module);
     osc_newrma_dyn_fini(&module->dyn);
-    free(module->start_ranks);
+    osc_newrma_group_cache_release(&module->start_groups);
+    osc_newrma_group_cache_release(&module->post_groups);
     free(module->posts_seen);
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);

@@ -134,8 +134,8 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
 /* ------------------------------------------------------------------ */
 
 /* Translate a group to sorted ranks of the window's communicator. */
-int osc_newrma_group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *group,
-                                   int **ranks_out, size_t *count_out)
+static int group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *group, int **ranks_out,
+                               size_t *count_out)
 {
     int count = ompi_group_size(group);
     int *in = NULL, *out = NULL;
@@ -175,9 +175,40 @@ cleanup:
     return ret;
 }
 
+void osc_newrma_group_cache_release(osc_newrma_group_cache_t *cache)
+{
+    if (NULL != cache->group) {
+        OBJ_RELEASE(cache->group);
+    }
+    free(cache->ranks);
+    *cache = (osc_newrma_group_cache_t) { .group = NULL };
+}
+
+/* The sorted communicator ranks of `group`, borrowed from `cache` (valid
+ * until the next call with the same cache). */
+int osc_newrma_group_ranks(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
+                           ompi_group_t *group, const int **ranks_out, size_t *count_out)
+{
+    int *ranks;
+    size_t count;
+    int ret;
+
+    if (group != cache->group) {
+        ret = group_to_comm_ranks(module, group, &ranks, &count);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        osc_newrma_group_cache_release(cache);
+        OBJ_RETAIN(group);
+        *cache = (osc_newrma_group_cache_t) { .group = group, .ranks = ranks, .count = count };
+    }
+    *ranks_out = cache->ranks;
+    *count_out = cache->count;
+    return OMPI_SUCCESS;
+}
+
 void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module)
 {
-    free(module->start_ranks);
     module->start_ranks = NULL;
     module->start_count = 0;
 }
@@ -191,7 +222,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     if (NEWRMA_WIN_NONE != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = osc_newrma_group_to_comm_ranks(module, group, &module->start_ranks, &module->start_count);
+    ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks, &module->start_count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -225,14 +256,14 @@ int ompi_osc_newrma_complete(struct ompi_win_t *win)
 int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int *origins = NULL;
+    const int *origins = NULL;
     size_t count = 0;
     int ret;
 
     if (module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    ret = osc_newrma_group_to_comm_ranks(module, group, &origins, &count);
+    ret = osc_newrma_group_ranks(module, &module->post_groups, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -241,7 +272,6 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
     } else {
         opal_atomic_mb();
     }
-    free(origins);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
