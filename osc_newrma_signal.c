@@ -21,6 +21,15 @@
  * of at most osc_newrma_post_ring_slots entries per rank, no P x P table.
  * A completion can never be early: an origin completes to a target only
  * after that target's post for the same epoch.
+ *
+ * The design's MEM_SYNC around each PROC_SYNC is a release fence before the
+ * signal and an acquire fence after it is seen (opal_atomic_wmb / rmb: the
+ * C11 release / acquire fences with the compiler builtins).  Here the
+ * PROC_SYNC is itself a store or atomic in the segment, so that pair is what
+ * publishes everything before the signal to everyone who sees it; no step
+ * needs a store ordered before a later load (the one thing a full barrier
+ * adds), and on x86 a full barrier stalls until the signal's own cache line
+ * transfer is done.
  */
 
 #include "ompi_config.h"
@@ -38,7 +47,7 @@
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
     module->barrier_episode++;
-    opal_atomic_mb();                      /* MEM_SYNC before PROC_SYNC */
+    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS), 1);
 }
 
@@ -55,7 +64,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     while (!barrier_done(module)) {
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_mb();                      /* MEM_SYNC after PROC_SYNC */
+    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
 }
 
 /* ------------------------------------------------------------------ */
@@ -240,7 +249,7 @@ void osc_newrma_signal_fini(void)
 
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
-    opal_atomic_mb();                      /* MEM_SYNC before PROC_SYNC */
+    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
         ring_push(module, origins[i], module->rank);
     }
@@ -284,7 +293,7 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
         }
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_mb();                      /* MEM_SYNC after PROC_SYNC */
+    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
     return OMPI_SUCCESS;
 }
 
@@ -294,7 +303,7 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
 
 void osc_newrma_complete_signal(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
 {
-    opal_atomic_mb();                      /* MEM_SYNC before PROC_SYNC */
+    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
         (void) opal_atomic_fetch_add_64(osc_newrma_shm_completes(&module->shm, targets[i]), 1);
     }
@@ -305,6 +314,6 @@ bool osc_newrma_completions_arrived(ompi_osc_newrma_module_t *module)
     if (*osc_newrma_shm_completes(&module->shm, module->rank) < module->completes_expected) {
         return false;
     }
-    opal_atomic_mb();                      /* MEM_SYNC after PROC_SYNC */
+    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
     return true;
 }
