@@ -49,17 +49,28 @@ typedef struct {
     unsigned int first, count;   /* stripes first .. first+count-1 (mod stripes) */
 } acc_locks_t;
 
+/* A stripe lock is taken with an acquiring compare-and-swap and released
+ * with a releasing one, never with plain loads and stores: threads of one
+ * process contend for the same word, and a plain access racing an atomic one
+ * is a data race (C11) that ThreadSanitizer reports.  The backoff, not a
+ * read before the CAS, keeps contended spinning off the bus. */
 static void stripe_lock(volatile int32_t *word)
 {
     unsigned int spins = 0;
     for (;;) {
         int32_t expected = 0;
-        if (0 == *word && opal_atomic_compare_exchange_strong_32(word, &expected, 1)) {
+        if (opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1)) {
             break;
         }
         osc_newrma_backoff(&spins);
     }
     opal_atomic_mb();
+}
+
+static void stripe_unlock(volatile int32_t *word)
+{
+    int32_t held = 1;
+    (void) opal_atomic_compare_exchange_strong_rel_32(word, &held, 0);
 }
 
 /* Lock every stripe covering bytes [offset, offset + span) of `rank`'s window,
@@ -93,7 +104,7 @@ static void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *lock
     opal_atomic_mb();
     for (unsigned int s = 0 ; s < stripes ; ++s) {
         if ((s - locks->first + stripes) % stripes < locks->count) {
-            *osc_newrma_shm_acc_lock(&module->shm, locks->rank, s) = 0;
+            stripe_unlock(osc_newrma_shm_acc_lock(&module->shm, locks->rank, s));
         }
     }
 }
