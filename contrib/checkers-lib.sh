@@ -26,7 +26,8 @@ checker_build() {
 # checker_compile_tests NAME...: compile these test programs (all if none)
 # into tests/bin the way tests/run.sh does, running none of them.
 checker_compile_tests() {
-    "$top/tests/run.sh" --np "" --mode default "$@" > /dev/null
+    local out
+    out=$("$top/tests/run.sh" --np "" --mode default "$@" 2>&1) || { printf '%s\n' "$out" | tail -20; return 1; }
 }
 
 # checker_env OBJDIR: mpirun environment for the component in OBJDIR/install.
