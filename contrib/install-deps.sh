@@ -2,7 +2,7 @@
 # Install what a fresh Debian 12 machine lacks to build and test newrma.
 # Idempotent: does nothing when everything is already there.
 set -eu
-packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc"
+packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc valgrind"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
