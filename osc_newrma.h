@@ -27,6 +27,7 @@
 #include "ompi/win/win.h"
 
 #include "osc_newrma_shm.h"
+#include "osc_newrma_dynamic.h"
 
 /* Items of Open MPI's free lists pass from the thread that returns them to
  * the thread that gets them through opal_lifo: a memory fence, then a
@@ -36,7 +37,14 @@
  * fences and would report every reuse of an element as a race.  These
  * wrappers state the hand-over to it; in other builds they are the plain
  * free-list calls. */
-#if defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_THREAD__)                      /* GCC */
+#define OSC_NEWRMA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)                    /* clang */
+#define OSC_NEWRMA_TSAN 1
+#endif
+#endif
+#if defined(OSC_NEWRMA_TSAN)
 void __tsan_acquire(void *addr);
 void __tsan_release(void *addr);
 #define OSC_NEWRMA_HANDOVER_ACQUIRE(item) __tsan_acquire((void *) (item))
@@ -60,7 +68,6 @@ static inline void osc_newrma_free_list_return(opal_free_list_t *list, opal_free
     OSC_NEWRMA_HANDOVER_RELEASE(item);
     opal_free_list_return(list, item);
 }
-#include "osc_newrma_dynamic.h"
 
 BEGIN_C_DECLS
 
