@@ -10,6 +10,10 @@
 # per entry).  Logs: build/valgrind/logs/.  See docs/checkers.md.
 #   contrib/valgrind-tests.sh           the subset (about 4 minutes)
 #   contrib/valgrind-tests.sh --quick   4 runs, for CI (about a minute)
+#   contrib/valgrind-tests.sh --all MODE   every test program in MODE (about
+#                                       6 minutes; not win_free_leaks, whose
+#                                       resident-memory check means nothing
+#                                       under valgrind)
 #   contrib/valgrind-tests.sh "NAME MODE" ...   these runs
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +21,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 np=2
 if [ "${1:-}" = --quick ]; then
     runs=("put_get_fence default" "lock_unlock remote" "acc_datatypes fifo" "dynamic_attach default")
+elif [ "${1:-}" = --all ] && [ $# -eq 2 ]; then
+    runs=()
+    for src in "$top"/tests/*.c; do
+        name=$(basename "$src" .c)
+        [ "$name" = win_free_leaks ] || ! checker_runnable "$name" || runs+=("$name $2")
+    done
 elif [ $# -gt 0 ]; then
     runs=("$@")
 else
@@ -28,7 +38,7 @@ fi
 names=()
 for r in "${runs[@]}"; do
     read -r name mode <<< "$r"
-    [ -f "$top/tests/$name.c" ] || { echo "no test $name"; exit 2; }
+    [ -f "$top/tests/$name.c" ] && checker_runnable "$name" || { echo "no test program $name"; exit 2; }
     newrma_mode_args "$mode" > /dev/null || exit 2
     names+=("$name")
 done

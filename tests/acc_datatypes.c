@@ -236,16 +236,6 @@ typedef struct {
             snprintf(buf, n, "%llu", (unsigned long long) v);                                         \
     }
 
-/* An x87 long double (64-bit mantissa) has 10 significant bytes in its 16;
- * no store writes the other 6, so a generated value would hand MPI (and
- * valgrind: contrib/valgrind-tests.sh) uninitialised bytes.  Zeroed here,
- * in the buffer, after the value is there. */
-static void clear_ldouble_padding(void *p, size_t real_size)
-{
-    if (real_size == sizeof(long double) && 64 == LDBL_MANT_DIG && sizeof(long double) > 10)
-        memset((char *) p + 10, 0, sizeof(long double) - 10);
-}
-
 #define FLT_TYPE(NAME, T, EPS, BIG)                                                                   \
     static void NAME##_gen(void *p, int op, int role, int who, int c, int e)                          \
     {                                                                                                 \
