@@ -142,7 +142,7 @@ static void op_return(osc_newrma_op_t *op)
         op->result_dt = NULL;
     }
     osc_newrma_free_list_return(op->from_window_pool ? &op->module->am_ops : &mca_osc_newrma_component.ops,
-                          &op->super);
+                                &op->super);
 }
 
 /* A target element: the window's share, then the global one.  In a
