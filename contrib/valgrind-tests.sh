@@ -10,8 +10,8 @@
 # per entry).  Logs: build/valgrind/logs/.  See docs/checkers.md.
 #   contrib/valgrind-tests.sh           the subset (about 4 minutes)
 #   contrib/valgrind-tests.sh --quick   4 runs, for CI (about a minute)
-#   contrib/valgrind-tests.sh --all MODE   every test program in MODE (about
-#                                       6 minutes; not win_free_leaks, whose
+#   contrib/valgrind-tests.sh --all MODE   every test program in MODE (5 to 13
+#                                       minutes; not win_free_leaks, whose
 #                                       resident-memory check means nothing
 #                                       under valgrind)
 #   contrib/valgrind-tests.sh "NAME MODE" ...   these runs
