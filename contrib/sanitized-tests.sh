@@ -18,6 +18,7 @@ while [ $# -gt 0 ] && [ "$1" = --mode ]; do modes+=("$2"); shift 2; done
 for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
 obj=$top/build/asan
 checker_build "$obj" --enable-sanitizers || { echo "build failed (see $obj/build.log)"; exit 1; }
+# shellcheck disable=SC2119  # no names: every test
 checker_compile_tests || { echo "tests do not compile"; exit 1; }
 checker_env "$obj"
 preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
@@ -27,7 +28,7 @@ for mode in "${modes[@]}"; do
 for np in "$@"; do
     for src in "$top"/tests/*.c; do
         name=$(basename "$src" .c)
-        checker_runnable "$name" && checker_runs_at "$name" "$np" || continue
+        if ! checker_runnable "$name" || ! checker_runs_at "$name" "$np"; then continue; fi
         mapfile -t args < <(checker_mpirun_args "$name" "$mode")
         out=$obj/$name.np$np.$mode.log
         timeout 300 mpirun --oversubscribe -np "$np" -x LD_PRELOAD="$preload" -x ASAN_OPTIONS=detect_leaks=0 \

@@ -38,7 +38,7 @@ fi
 names=()
 for r in "${runs[@]}"; do
     read -r name mode <<< "$r"
-    [ -f "$top/tests/$name.c" ] && checker_runnable "$name" || { echo "no test program $name"; exit 2; }
+    if [ ! -f "$top/tests/$name.c" ] || ! checker_runnable "$name"; then echo "no test program $name"; exit 2; fi
     newrma_mode_args "$mode" > /dev/null || exit 2
     names+=("$name")
 done
