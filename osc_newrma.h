@@ -29,6 +29,46 @@
 #include "osc_newrma_shm.h"
 #include "osc_newrma_dynamic.h"
 
+/* Items of Open MPI's free lists pass from the thread that returns them to
+ * the thread that gets them through opal_lifo: a memory fence, then a
+ * compare-and-swap of the list head.  That orders the returner's writes
+ * before the getter's, but ThreadSanitizer (configure
+ * --enable-thread-sanitizer, contrib/thread-check-tests.sh) does not model
+ * fences and would report every reuse of an element as a race.  These
+ * wrappers state the hand-over to it; in other builds they are the plain
+ * free-list calls. */
+#if defined(__SANITIZE_THREAD__)                      /* GCC */
+#define OSC_NEWRMA_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)                    /* clang */
+#define OSC_NEWRMA_TSAN 1
+#endif
+#endif
+#if defined(OSC_NEWRMA_TSAN)
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+#define OSC_NEWRMA_HANDOVER_ACQUIRE(item) __tsan_acquire((void *) (item))
+#define OSC_NEWRMA_HANDOVER_RELEASE(item) __tsan_release((void *) (item))
+#else
+#define OSC_NEWRMA_HANDOVER_ACQUIRE(item) do { } while (0)
+#define OSC_NEWRMA_HANDOVER_RELEASE(item) do { } while (0)
+#endif
+
+static inline opal_free_list_item_t *osc_newrma_free_list_get(opal_free_list_t *list)
+{
+    opal_free_list_item_t *item = opal_free_list_get(list);
+    if (NULL != item) {
+        OSC_NEWRMA_HANDOVER_ACQUIRE(item);
+    }
+    return item;
+}
+
+static inline void osc_newrma_free_list_return(opal_free_list_t *list, opal_free_list_item_t *item)
+{
+    OSC_NEWRMA_HANDOVER_RELEASE(item);
+    opal_free_list_return(list, item);
+}
+
 BEGIN_C_DECLS
 
 /* ------------------------------------------------------------------ */
@@ -307,7 +347,13 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target);
 static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int target)
 {
     if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_GRANTED)) {
-        module->fence_epoch_used = true;
+        /* only a fence epoch needs the mark, and only its first operation
+         * writes it: in a lock_all epoch several threads issue operations at
+         * once, and each writing the flag would be a data race (and a cache
+         * line bouncing between their cores) */
+        if (NEWRMA_WIN_FENCE_GRANTED == module->state && !module->fence_epoch_used) {
+            module->fence_epoch_used = true;
+        }
         return OMPI_SUCCESS;
     }
     return osc_newrma_epoch_access_slow(module, target);

@@ -118,12 +118,12 @@ static void issue_everything(ompi_osc_newrma_module_t *module);
 static osc_newrma_op_t *op_get(ompi_osc_newrma_module_t *module)
 {
     for (;;) {
-        osc_newrma_op_t *op = (osc_newrma_op_t *) opal_free_list_get(&module->am_ops);
+        osc_newrma_op_t *op = (osc_newrma_op_t *) osc_newrma_free_list_get(&module->am_ops);
         if (NULL != op) {
             op->from_window_pool = true;
             return op;
         }
-        op = (osc_newrma_op_t *) opal_free_list_get(&mca_osc_newrma_component.ops);
+        op = (osc_newrma_op_t *) osc_newrma_free_list_get(&mca_osc_newrma_component.ops);
         if (NULL != op) {
             op->from_window_pool = false;
             return op;
@@ -141,8 +141,8 @@ static void op_return(osc_newrma_op_t *op)
         OMPI_DATATYPE_RELEASE(op->result_dt);
         op->result_dt = NULL;
     }
-    opal_free_list_return(op->from_window_pool ? &op->module->am_ops : &mca_osc_newrma_component.ops,
-                          &op->super);
+    osc_newrma_free_list_return(op->from_window_pool ? &op->module->am_ops : &mca_osc_newrma_component.ops,
+                                &op->super);
 }
 
 /* A target element: the window's share, then the global one.  In a

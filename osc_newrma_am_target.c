@@ -139,7 +139,10 @@ bool osc_newrma_am_loopback_drain(void)
 /* The progress thread (osc_newrma_progress_thread), if running. */
 static struct {
     opal_thread_t thread;
-    volatile bool running;
+    bool running;       /* started and not joined: only the thread that
+                         * starts and stops it reads or writes this */
+    bool stop;          /* asks the thread to end: guarded by the AM lock,
+                         * which the thread holds whenever it looks */
 } progress_thread;
 
 /* Loopback packets, then the FIFOs.  AM lock held. */
@@ -154,15 +157,17 @@ static bool am_poll(void)
 }
 
 /* opal_progress callback.  With a single thread nothing can change the
- * FIFO windows under us, so an idle check costs a load per window and no
- * lock; otherwise the lock comes first. */
+ * loopback queue or the FIFO windows under us, so an idle check costs a load
+ * per window and no lock.  With several threads the lock comes first: the
+ * queue is a plain list that another thread may be appending to, so even a
+ * look at it without the lock would be a data race. */
 static int am_progress(void)
 {
     bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (opal_list_is_empty(&mca_osc_newrma_component.loopback)
-        && (!osc_newrma_fifo_active() || (single && !osc_newrma_fifo_has_work()))) {
+    if (single && opal_list_is_empty(&mca_osc_newrma_component.loopback)
+        && (!osc_newrma_fifo_active() || !osc_newrma_fifo_has_work())) {
         return 0;
     }
     osc_newrma_am_enter();
@@ -199,12 +204,14 @@ void osc_newrma_am_progress_once(void)
     if (!opal_turn && !give_core) {
         return;
     }
+    if (give_core) {
+        idle = 0;    /* the counters are guarded by the AM lock: reset before leaving it */
+    }
     osc_newrma_am_leave();
     if (opal_turn) {
         opal_progress();
     }
     if (give_core) {
-        idle = 0;
         sched_yield();
     }
     osc_newrma_am_enter();
@@ -217,22 +224,28 @@ void osc_newrma_am_progress_once(void)
 static void *progress_thread_main(opal_object_t *arg)
 {
     (void) arg;
-    while (progress_thread.running) {
+    for (;;) {
         struct pollfd pfd = { .fd = -1, .events = POLLIN };
         bool any;
-        int ret;
+        int ret, timeout_ms;
 
+        /* the stop flag and the FIFO window list change under the AM lock:
+         * both are read with it held */
         osc_newrma_am_enter();
+        if (progress_thread.stop) {
+            osc_newrma_am_leave();
+            return NULL;
+        }
         any = osc_newrma_ucx_progress_locked() > 0;
         any |= am_poll();
         ret = any ? OMPI_ERR_WOULD_BLOCK : osc_newrma_ucx_arm(&pfd.fd);
+        timeout_ms = osc_newrma_fifo_active() ? 1 : 5;
         osc_newrma_am_leave();
         if (OMPI_ERR_WOULD_BLOCK == ret) {
             continue;    /* work done or events pending: look again at once */
         }
-        (void) poll(&pfd, OMPI_SUCCESS == ret ? 1 : 0, osc_newrma_fifo_active() ? 1 : 5);
+        (void) poll(&pfd, OMPI_SUCCESS == ret ? 1 : 0, timeout_ms);
     }
-    return NULL;
 }
 
 /* AM lock held. */
@@ -244,6 +257,7 @@ static void progress_thread_start(void)
     OBJ_CONSTRUCT(&progress_thread.thread, opal_thread_t);
     progress_thread.thread.t_run = progress_thread_main;
     progress_thread.running = true;
+    progress_thread.stop = false;
     if (OPAL_SUCCESS != opal_thread_start(&progress_thread.thread)) {
         progress_thread.running = false;
         OBJ_DESTRUCT(&progress_thread.thread);
@@ -256,6 +270,9 @@ static void progress_thread_start(void)
 static void progress_thread_stop(void)
 {
     if (progress_thread.running) {
+        osc_newrma_am_enter();
+        progress_thread.stop = true;
+        osc_newrma_am_leave();
         progress_thread.running = false;
         (void) opal_thread_join(&progress_thread.thread, NULL);
         OBJ_DESTRUCT(&progress_thread.thread);

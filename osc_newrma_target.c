@@ -59,7 +59,7 @@ void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module)
     for (unsigned int i = 0 ; i < module->num_slots ; ++i) {
         opal_list_item_t *item;
         while (NULL != (item = opal_list_remove_first(&module->slots[i]))) {
-            opal_free_list_return(&mca_osc_newrma_component.targets, (opal_free_list_item_t *) item);
+            osc_newrma_free_list_return(&mca_osc_newrma_component.targets, (opal_free_list_item_t *) item);
         }
         OBJ_DESTRUCT(&module->slots[i]);
     }
@@ -87,7 +87,7 @@ osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, in
 osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank)
 {
     osc_newrma_target_t *target = (osc_newrma_target_t *)
-        opal_free_list_get(&mca_osc_newrma_component.targets);
+        osc_newrma_free_list_get(&mca_osc_newrma_component.targets);
 
     if (NULL == target) {
         return NULL;
@@ -101,7 +101,7 @@ osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int
 void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target)
 {
     opal_list_remove_item(slot_of(module, target->rank), &target->super.super);
-    opal_free_list_return(&mca_osc_newrma_component.targets, &target->super);
+    osc_newrma_free_list_return(&mca_osc_newrma_component.targets, &target->super);
 }
 
 int osc_newrma_int_compare(const void *a, const void *b)

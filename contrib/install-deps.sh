@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Install what a fresh Debian 12 machine lacks to build and test newrma (and to
-# plot the benchmarks: gnuplot-nox).
+# plot the benchmarks: gnuplot-nox; to check memory: valgrind).
 # Idempotent: does nothing when everything is already there.
 set -eu
-packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc gnuplot-nox"
+packages="libopenmpi-dev openmpi-bin libucx-dev libhwloc-dev autoconf automake libtool make gcc bc gnuplot-nox valgrind"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

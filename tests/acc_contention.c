@@ -123,7 +123,11 @@ static void hammer(int flavor, int shared_lock)
         v32[e] = rank + 1;
         last_mx[e] = -1;
     }
-    for (int j = 0; j < NU; ++j) vld[j] = 0.5L * (rank + 1);
+    for (int j = 0; j < NU; ++j) {
+        vld[j] = 0.5L * (rank + 1);
+        clear_ldouble_padding(&vld[j], sizeof(long double));
+    }
+    clear_ldouble_padding(&ldone, sizeof(long double));
     int64_t mixv[2] = { 1, 1 };
 
     if (shared_lock) MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, T, 0, tw.win));

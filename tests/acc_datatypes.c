@@ -269,6 +269,7 @@ typedef struct {
             break;                                                                                    \
         }                                                                                             \
         memcpy(p, &v, sizeof(v));                                                                     \
+        clear_ldouble_padding(p, sizeof(T));                                                          \
     }                                                                                                 \
     static void NAME##_apply(int op, const void *in, void *inout)                                     \
     {                                                                                                 \
@@ -334,6 +335,8 @@ typedef struct {
         __real__ v = re;                                                                              \
         __imag__ v = im;                                                                              \
         memcpy(p, &v, sizeof(v));                                                                     \
+        clear_ldouble_padding(p, sizeof(R));                                                          \
+        clear_ldouble_padding((char *) p + sizeof(R), sizeof(R));                                     \
     }                                                                                                 \
     static void NAME##_apply(int op, const void *in, void *inout)                                     \
     {                                                                                                 \

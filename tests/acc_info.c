@@ -169,7 +169,10 @@ static void contention(int flavor, elem_t elem, const config_t *c)
             int start = range_start(rank, t, k), len = range_len(rank, k);
             for (int j = 0; j < len; ++j) {
                 if (ELEM_INT64 == elem) ((int64_t *) origin)[j] = range_value(rank, j, k);
-                else ((long double *) origin)[j] = range_value(rank, j, k);
+                else {
+                    ((long double *) origin)[j] = range_value(rank, j, k);
+                    clear_ldouble_padding(&((long double *) origin)[j], sizeof(long double));
+                }
             }
             if (k % 3 == 1)
                 MPI_OK(MPI_Get_accumulate(origin, len, dt, result, len, dt, t, test_disp(&tw, t, start, esz), len, dt,
@@ -179,7 +182,10 @@ static void contention(int flavor, elem_t elem, const config_t *c)
             if (k % 2) {
                 for (int j = 0; j < VEC; ++j) {
                     if (ELEM_INT64 == elem) ((int64_t *) origin)[j] = vec_value(rank, j);
-                    else ((long double *) origin)[j] = vec_value(rank, j);
+                    else {
+                        ((long double *) origin)[j] = vec_value(rank, j);
+                        clear_ldouble_padding(&((long double *) origin)[j], sizeof(long double));
+                    }
                 }
                 MPI_OK(MPI_Accumulate(origin, VEC, dt, t, test_disp(&tw, t, vec_start(rank, t, k), esz), 1, vec,
                                       MPI_SUM, tw.win));

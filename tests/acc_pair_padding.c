@@ -52,6 +52,7 @@ static void NAME##_run(int flavor)                                              
         /* MAXLOC: odd elements are larger than the target's, even ones smaller */                            \
         for (int i = 0; i < K; ++i) {                                                                         \
             in[i].a = (CTYPE) (i % 2 ? 20 + i : 5);                                                           \
+            clear_ldouble_padding(&in[i].a, sizeof(CTYPE));                                                   \
             in[i].b = 1000 + i;                                                                               \
         }                                                                                                     \
         MPI_OK(MPI_Accumulate(in, K, MPITYPE, t, d, K, MPITYPE, MPI_MAXLOC, tw.win));                         \
@@ -59,6 +60,7 @@ static void NAME##_run(int flavor)                                              
         /* MINLOC with smaller values everywhere: returns the MAXLOC result */                                 \
         for (int i = 0; i < K; ++i) {                                                                         \
             in[i].a = (CTYPE) (1 + i);                                                                        \
+            clear_ldouble_padding(&in[i].a, sizeof(CTYPE));                                                   \
             in[i].b = 2000 + i;                                                                               \
             res[i].a = (CTYPE) -1;                                                                            \
             res[i].b = -1;                                                                                    \
@@ -86,6 +88,7 @@ static void NAME##_run(int flavor)                                              
         }                                                                                                     \
         /* fetch_and_op MAXLOC on the last element */                                                         \
         one.a = (CTYPE) 50;                                                                                   \
+        clear_ldouble_padding(&one.a, sizeof(CTYPE));                                                         \
         one.b = 3000;                                                                                         \
         old.a = (CTYPE) -1;                                                                                   \
         old.b = -1;                                                                                           \
@@ -98,6 +101,7 @@ static void NAME##_run(int flavor)                                              
         /* MAXLOC through a vector of pairs: elements 0, 2, 4 become { 40 + i, 4000 + i } */                  \
         for (int i = 0; i < K / 2; ++i) {                                                                     \
             in[i].a = (CTYPE) (40 + 2 * i);                                                                   \
+            clear_ldouble_padding(&in[i].a, sizeof(CTYPE));                                                   \
             in[i].b = 4000 + 2 * i;                                                                           \
         }                                                                                                     \
         MPI_OK(MPI_Accumulate(in, K / 2, MPITYPE, t, d, 1, every_other, MPI_MAXLOC, tw.win));                 \

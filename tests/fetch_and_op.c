@@ -158,6 +158,7 @@ INT_TYPE(byte, unsigned char, 0, "0x%02llx", unsigned long long, 0)
         CT x = (CT) ((int) (s % 13) - 6) * (CT) 0.5;                                        \
         (void) op;                                                                          \
         memcpy(p, &x, sizeof x);                                                            \
+        clear_ldouble_padding(p, sizeof x);                                                 \
     }                                                                                       \
     static void apply_##N(int op, const void *o, void *t)                                   \
     {                                                                                       \
@@ -199,6 +200,8 @@ FLOAT_TYPE(ldouble, long double)
         CT x = re + im * (CT) I;                                                            \
         (void) op;                                                                          \
         memcpy(p, &x, sizeof x);                                                            \
+        clear_ldouble_padding(p, sizeof re);                                                \
+        clear_ldouble_padding((char *) p + sizeof re, sizeof re);                           \
     }                                                                                       \
     static void apply_##N(int op, const void *o, void *t)                                   \
     {                                                                                       \
@@ -260,6 +263,7 @@ static void show_bool(const void *p, char *s, size_t n) { snprintf(s, n, "0x%02x
         x.v = (VT) ((int) (s % 7) - 3);                                                     \
         x.i = (int) ((s / 7) % 5) - 1;                                                      \
         memcpy(p, &x, sizeof x);                                                            \
+        clear_ldouble_padding(p, sizeof x.v);  /* the memset does not survive x.v's store */ \
     }                                                                                       \
     static void apply_##N(int op, const void *o, void *t)                                   \
     {                                                                                       \

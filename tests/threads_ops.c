@@ -3,8 +3,10 @@
  * fetch_and_ops and flushes concurrently on one window inside one lock_all
  * epoch (the interleavings mpich-new-rma-design.txt lists as valid: op+op,
  * op+flush, flush+flush), and on separate windows, one per thread, under
- * per-thread lock/unlock.  Every thread owns its own slots, so all values
- * are exact; the shared counter must count every increment.
+ * per-thread lock/unlock: put, flush, get, flush, accumulate.  Every thread
+ * owns its own slots, so all values are exact; the shared counters (one
+ * fetch_and_op'ed, one accumulated, next to each other: the same accumulate
+ * stripe) must count every increment.
  * newrma-test: np=1,2,3,4
  */
 #include <pthread.h>
@@ -18,8 +20,13 @@ static int rank, size;
 static test_win_t shared_win;
 static test_win_t own_win[THREADS];
 
-/* window layout (int64): [0]: shared counter, then per (origin, thread) SLOTS words */
-static MPI_Aint slot(int origin, int thread, int i) { return 1 + ((MPI_Aint) origin * THREADS + thread) * SLOTS + i; }
+/* window layout (int64): [0]: fetch_and_op counter, [1]: accumulate counter,
+ * then per (origin, thread) SLOTS words */
+static MPI_Aint slot(int origin, int thread, int i) { return 2 + ((MPI_Aint) origin * THREADS + thread) * SLOTS + i; }
+
+/* own windows (int64): [o]: accumulate counter of origin o, [size + o]: the
+ * cell origin o puts into (the value of its last iteration at this target) */
+static int64_t own_value(int origin, int thread, int it) { return (int64_t) origin * 1000000 + thread * 10000 + it; }
 
 static void *worker(void *arg)
 {
@@ -33,6 +40,8 @@ static void *worker(void *arg)
                        MPI_INT64_T, shared_win.win));
         MPI_OK(MPI_Fetch_and_op(&one, &prev, MPI_INT64_T, t, test_disp(&shared_win, t, 0, 8), MPI_SUM,
                                 shared_win.win));
+        MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, test_disp(&shared_win, t, 1, 8), 1, MPI_INT64_T, MPI_SUM,
+                              shared_win.win));
         MPI_OK(MPI_Win_flush(t, shared_win.win));
         MPI_OK(MPI_Get(got, SLOTS, MPI_INT64_T, t, test_disp(&shared_win, t, slot(rank, me, 0), 8), SLOTS,
                        MPI_INT64_T, shared_win.win));
@@ -42,7 +51,16 @@ static void *worker(void *arg)
                   (long long) got[i], (long long) buf[i]);
         /* and a window of its own, with its own lock epochs */
         int u = (it + rank) % size;
+        int64_t mine = own_value(rank, me, it), back = -1;
         MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, u, 0, own_win[me].win));
+        MPI_OK(MPI_Put(&mine, 1, MPI_INT64_T, u, test_disp(&own_win[me], u, size + rank, 8), 1, MPI_INT64_T,
+                       own_win[me].win));
+        MPI_OK(MPI_Win_flush(u, own_win[me].win));
+        MPI_OK(MPI_Get(&back, 1, MPI_INT64_T, u, test_disp(&own_win[me], u, size + rank, 8), 1, MPI_INT64_T,
+                       own_win[me].win));
+        MPI_OK(MPI_Win_flush(u, own_win[me].win));
+        CHECK(back == mine, "thread %d iter %d: own window cell at %d is %lld, expected %lld", me, it, u,
+              (long long) back, (long long) mine);
         MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, u, test_disp(&own_win[me], u, rank, 8), 1, MPI_INT64_T, MPI_SUM,
                               own_win[me].win));
         MPI_OK(MPI_Win_unlock(u, own_win[me].win));
@@ -63,9 +81,9 @@ int main(int argc, char **argv)
         return test_finalize("threads_ops");
     }
     for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
-        test_win_create(&shared_win, flavor, (1 + (size_t) size * THREADS * SLOTS) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+        test_win_create(&shared_win, flavor, (2 + (size_t) size * THREADS * SLOTS) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
         for (int t = 0; t < THREADS; ++t)
-            test_win_create(&own_win[t], flavor, (size_t) size * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+            test_win_create(&own_win[t], flavor, 2 * (size_t) size * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
         MPI_OK(MPI_Win_lock_all(0, shared_win.win));
         pthread_t th[THREADS];
         for (int t = 0; t < THREADS; ++t) pthread_create(&th[t], NULL, worker, (void *) (intptr_t) t);
@@ -81,15 +99,22 @@ int main(int argc, char **argv)
                 for (int it = 0; it < ITERS; ++it) expect += (it + t + o) % size == rank;
         CHECK(m[0] == expect, "%s: counter %lld, expected %lld", flavor_names[flavor], (long long) m[0],
               (long long) expect);
+        CHECK(m[1] == expect, "%s: accumulate counter %lld, expected %lld", flavor_names[flavor], (long long) m[1],
+              (long long) expect);
         MPI_OK(MPI_Win_unlock(rank, shared_win.win));
         for (int t = 0; t < THREADS; ++t) {
             int64_t *c = own_win[t].mem;
             MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, own_win[t].win));
             for (int o = 0; o < size; ++o) {
-                int64_t e = 0;
-                for (int it = 0; it < ITERS; ++it) e += (it + o) % size == rank;
+                int64_t e = 0, last = -1;
+                for (int it = 0; it < ITERS; ++it) {
+                    e += (it + o) % size == rank;
+                    if ((it + o) % size == rank) last = own_value(o, t, it);
+                }
                 CHECK(c[o] == e, "%s: own window %d: from %d %lld, expected %lld", flavor_names[flavor], t, o,
                       (long long) c[o], (long long) e);
+                CHECK(c[size + o] == last, "%s: own window %d: cell of %d is %lld, expected %lld",
+                      flavor_names[flavor], t, o, (long long) c[size + o], (long long) last);
             }
             MPI_OK(MPI_Win_unlock(rank, own_win[t].win));
         }
