@@ -17,6 +17,14 @@
  * writer itself, the last reader to leave, the writer that leaves), so
  * exactly one of them hands the lock over and no wake-up is lost.
  *
+ * Fences: an acquire fence (opal_atomic_rmb) after each grant is seen, a
+ * release fence (opal_atomic_wmb) before each step that lets another process
+ * in or publishes a queue node; a full barrier only where a store must be
+ * ordered before a later load (the Dekker-style pairs: reader stack push vs
+ * writer leaving, exclusive lockers vs lock_all holders).  These are the
+ * C11 acquire/release fences with the compiler builtins; full barriers
+ * everywhere made an uncontended lock/unlock about 30 % slower.
+ *
  * lock_all is O(1): a window-wide count of lock_all holders, checked
  * against a window-wide count of exclusive lockers (a Dekker-style pair of
  * fetch-and-adds with a full barrier between); an exclusive locker waits
@@ -65,7 +73,7 @@ static void wait_unblocked(osc_newrma_qnode_t *node)
     while (node->blocked) {
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_mb();
+    opal_atomic_rmb();   /* acquire */
 }
 
 /* ------------------------------------------------------------------ */
@@ -77,7 +85,7 @@ static void try_grant_writer(ompi_osc_newrma_module_t *module, osc_newrma_lock_w
     int64_t expected = WRITER_WAITING;
 
     if (opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
-        opal_atomic_mb();
+        opal_atomic_wmb();   /* release */
         qnode(module, lock->writer_head - 1)->blocked = 0;
     }
 }
@@ -100,7 +108,7 @@ static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_
     while (0 != head) {
         osc_newrma_qnode_t *node = qnode(module, head - 1);
         head = node->next;          /* read before the reader may reuse its node */
-        opal_atomic_mb();
+        opal_atomic_wmb();   /* release */
         node->blocked = 0;
     }
 }
@@ -115,7 +123,7 @@ static bool try_write_unqueued(osc_newrma_lock_word_t *lock)
 
     if (0 == lock->writer_tail && 0 == lock->state
         && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
-        opal_atomic_mb();
+        opal_atomic_rmb();   /* acquire */
         return true;
     }
     return false;
@@ -143,7 +151,7 @@ static void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_loc
 
 static void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     release_writer_flag(module, lock);
 }
 
@@ -154,13 +162,13 @@ static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t
 
     node->blocked = 1;
     node->next = 0;
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     pred = opal_atomic_swap_32(&lock->writer_tail, me + 1);
     if (0 == pred) {
         /* first in the writer queue: announce, then whoever sees the lock
          * free of readers and writers hands it over (maybe ourselves) */
         lock->writer_head = me + 1;
-        opal_atomic_mb();
+        opal_atomic_wmb();   /* release */
         grant_if_writer_waits(module, lock, opal_atomic_fetch_or_64(&lock->state, WRITER_WAITING) | WRITER_WAITING);
     } else {
         qnode(module, pred - 1)->next = me + 1;
@@ -174,7 +182,7 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     int32_t next, expected = me + 1;
     unsigned int spins = 0;
 
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     if (0 == node->next && opal_atomic_compare_exchange_strong_32(&lock->writer_tail, &expected, 0)) {
         /* no writer behind us: the lock goes back to whoever comes */
         release_writer_flag(module, lock);
@@ -185,13 +193,13 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     }
     /* hand over directly: the lock stays WRITER_ACTIVE, readers keep waiting */
     lock->writer_head = next;
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     qnode(module, next - 1)->blocked = 0;
 }
 
 static void end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -READER) - READER);
 }
 
@@ -202,7 +210,7 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
 
     for (;;) {
         if (!(opal_atomic_fetch_add_64(&lock->state, READER) & WRITER_FLAGS)) {
-            opal_atomic_mb();
+            opal_atomic_rmb();   /* acquire */
             return;
         }
         /* a writer is active or waiting: step back (writer preference) */
@@ -313,6 +321,6 @@ void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 
 void osc_newrma_lock_all_release(ompi_osc_newrma_module_t *module)
 {
-    opal_atomic_mb();
+    opal_atomic_wmb();   /* release */
     (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
 }
