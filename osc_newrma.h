@@ -348,11 +348,13 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
 {
     if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_GRANTED)) {
         /* only a fence epoch needs the mark, and only its first operation
-         * writes it: in a lock_all epoch several threads issue operations at
-         * once, and each writing the flag would be a data race (and a cache
-         * line bouncing between their cores) */
-        if (NEWRMA_WIN_FENCE_GRANTED == module->state && !module->fence_epoch_used) {
-            module->fence_epoch_used = true;
+         * writes it (a line bouncing between the cores of threads issuing
+         * operations at once otherwise); atomic accesses, since several
+         * threads may see it unset and set it together (relaxed: the next
+         * fence, which reads it, is ordered after them by the program) */
+        if (NEWRMA_WIN_FENCE_GRANTED == module->state
+            && !__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&module->fence_epoch_used, true, __ATOMIC_RELAXED);
         }
         return OMPI_SUCCESS;
     }

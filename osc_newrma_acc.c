@@ -305,9 +305,61 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
     return ret;
 }
 
+/* Single-copy path, one contiguous target run of elements packed at their
+ * size: under the locks, a chunk at a time -- read it, combine it with the
+ * origin's elements, write it back.  A chunk stays in the cache between the
+ * read, the reduction and the write, and the buffer is small: an image of
+ * the whole span (megabytes: a fresh mmap, every page faulted in, on each
+ * call) made large accumulates several times slower. */
+#define NEWRMA_ACC_CMA_CHUNK ((size_t) 64 * 1024)
+
+static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
+{
+    size_t bytes = a->n * a->esize, chunk = bytes < NEWRMA_ACC_CMA_CHUNK ? bytes : NEWRMA_ACC_CMA_CHUNK;
+    char *origin = NULL, *origin_owned = NULL, *old = NULL, *old_owned = NULL;
+    char *buffer = malloc(chunk);
+    acc_locks_t locks;
+    int ret = NULL == buffer ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+
+    if (OMPI_SUCCESS == ret && !is_no_op(a)) {
+        ret = as_elements(a, a->origin_addr, a->origin_count, a->origin_dt, &a->ol, &origin, &origin_owned);
+    }
+    if (OMPI_SUCCESS == ret && NULL != a->result_dt) {
+        if (a->rl.contiguous) {
+            old = (char *) a->result_addr + a->rl.gap;
+        } else if (NULL == (old = old_owned = malloc(bytes))) {
+            ret = OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    if (OMPI_SUCCESS != ret) {
+        goto cleanup;
+    }
+    acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
+    for (size_t done = 0 ; done < bytes && OMPI_SUCCESS == ret ; done += chunk) {
+        size_t len = bytes - done < chunk ? bytes - done : chunk;
+        ret = osc_newrma_cma_copy(pid, buffer, remote + done, len, false);
+        if (OMPI_SUCCESS == ret) {
+            combine_elements(a->op, a->basic, buffer, origin ? origin + done : NULL, old ? old + done : NULL,
+                             len / a->esize, a->esize);
+            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_cma_copy(pid, buffer, remote + done, len, true);
+        }
+    }
+    acc_unlock(a->module, &locks);
+    if (OMPI_SUCCESS == ret && NULL != old_owned) {
+        ret = ompi_datatype_sndrcv(old_owned, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
+                                   a->result_dt);
+    }
+cleanup:
+    free(buffer);
+    free(origin_owned);
+    free(old_owned);
+    return ret;
+}
+
 /* Single-copy path: under the locks, read the target's bytes into an image
- * with the same layout, combine there, write the same bytes back.  To self
- * the memory is local: same locks, no image. */
+ * with the same layout, combine there, write the same bytes back (in chunks
+ * when the target is one run of packed elements).  To self the memory is
+ * local: same locks, no image. */
 static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
 {
     pid_t pid = osc_newrma_shm_peer(&a->module->shm, a->target)->pid;
@@ -322,6 +374,9 @@ static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
         ret = acc_combine_locked(a, (void *) (uintptr_t) a->taddr);
         acc_unlock(a->module, &locks);
         return ret;
+    }
+    if (1 == nruns && (ptrdiff_t) a->esize == a->eextent && runs[0].iov_len == a->n * a->esize) {
+        return acc_cma_chunked(a, pid, (uint64_t) (uintptr_t) runs[0].iov_base);
     }
     image = malloc(a->tl.span);
     local = malloc(nruns * sizeof(struct iovec));

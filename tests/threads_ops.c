@@ -7,6 +7,11 @@
  * owns its own slots, so all values are exact; the shared counters (one
  * fetch_and_op'ed, one accumulated, next to each other: the same accumulate
  * stripe) must count every increment.
+ * Then fence epochs (the design's op+op interleaving inside a fence epoch):
+ * the main thread fences, 4 threads put, accumulate and get (what the
+ * previous epoch put) concurrently, the main thread fences again.  (Open
+ * MPI 4.1.4's osc/ucx fails this phase at 4 ranks: MPI_ERR_OTHER from
+ * MPI_Put; osc/sm + osc/ucx pass the rest.)
  * newrma-test: np=1,2,3,4
  */
 #include <pthread.h>
@@ -68,6 +73,65 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* fence epochs: in round r thread `me` puts into its slots at target
+ * (r + me + rank) % size, adds one to counter [0] there, and gets back what
+ * it put in round r - 1 (a previous epoch: no conflict). */
+#define FENCE_ROUNDS 20
+static int fence_round;
+static int64_t fence_got[THREADS][SLOTS];
+
+static int64_t fence_value(int origin, int thread, int round, int i)
+{
+    return -((int64_t) origin * 1000000 + thread * 10000 + round * 10 + i) - 1;
+}
+
+static void *fence_worker(void *arg)
+{
+    int me = (int) (intptr_t) arg, r = fence_round;
+    int64_t one = 1, buf[SLOTS];
+    int t = (r + me + rank) % size, prev = (r - 1 + me + rank) % size;
+
+    for (int i = 0; i < SLOTS; ++i) buf[i] = fence_value(rank, me, r, i);
+    MPI_OK(MPI_Put(buf, SLOTS, MPI_INT64_T, t, test_disp(&shared_win, t, slot(rank, me, 0), 8), SLOTS, MPI_INT64_T,
+                   shared_win.win));
+    MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, test_disp(&shared_win, t, 0, 8), 1, MPI_INT64_T, MPI_SUM,
+                          shared_win.win));
+    if (r > 0 && prev != t) {
+        MPI_OK(MPI_Get(fence_got[me], SLOTS, MPI_INT64_T, prev, test_disp(&shared_win, prev, slot(rank, me, 0), 8),
+                       SLOTS, MPI_INT64_T, shared_win.win));
+    }
+    return NULL;
+}
+
+/* Counter [0] of every rank: `before` plus one per (origin, thread, round)
+ * that chose it. */
+static void fence_phase(const char *flavor, int64_t before)
+{
+    pthread_t th[THREADS];
+
+    MPI_OK(MPI_Win_fence(0, shared_win.win));
+    for (fence_round = 0; fence_round < FENCE_ROUNDS; ++fence_round) {
+        for (int t = 0; t < THREADS; ++t) pthread_create(&th[t], NULL, fence_worker, (void *) (intptr_t) t);
+        for (int t = 0; t < THREADS; ++t) pthread_join(th[t], NULL);
+        MPI_OK(MPI_Win_fence(0, shared_win.win));
+        int r = fence_round;
+        for (int me = 0; me < THREADS && r > 0; ++me) {
+            if ((r - 1 + me + rank) % size == (r + me + rank) % size) continue;
+            for (int i = 0; i < SLOTS; ++i)
+                CHECK(fence_got[me][i] == fence_value(rank, me, r - 1, i),
+                      "%s: fence round %d thread %d: got %lld, expected %lld", flavor, r, me,
+                      (long long) fence_got[me][i], (long long) fence_value(rank, me, r - 1, i));
+        }
+    }
+    int64_t expect = before, *m = shared_win.mem;
+    for (int o = 0; o < size; ++o)
+        for (int t = 0; t < THREADS; ++t)
+            for (int r = 0; r < FENCE_ROUNDS; ++r) expect += (r + t + o) % size == rank;
+    CHECK(m[0] == expect, "%s: counter after the fence epochs %lld, expected %lld", flavor, (long long) m[0],
+          (long long) expect);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, shared_win.win));
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -101,7 +165,10 @@ int main(int argc, char **argv)
               (long long) expect);
         CHECK(m[1] == expect, "%s: accumulate counter %lld, expected %lld", flavor_names[flavor], (long long) m[1],
               (long long) expect);
+        int64_t counted = m[0];
         MPI_OK(MPI_Win_unlock(rank, shared_win.win));
+        MPI_Barrier(MPI_COMM_WORLD);
+        fence_phase(flavor_names[flavor], counted);
         for (int t = 0; t < THREADS; ++t) {
             int64_t *c = own_win[t].mem;
             MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, own_win[t].win));
