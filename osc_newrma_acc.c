@@ -311,7 +311,7 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
  * read, the reduction and the write, and the buffer is small: an image of
  * the whole span (megabytes: a fresh mmap, every page faulted in, on each
  * call) made large accumulates several times slower. */
-#define NEWRMA_ACC_CMA_CHUNK ((size_t) 64 * 1024)
+#define NEWRMA_ACC_CMA_CHUNK ((size_t) 256 * 1024)
 
 static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
 {

@@ -1,7 +1,7 @@
 /*
  * Large accumulates, in pieces: every rank get_accumulates MPI_SUM over a
  * block of int64 elements that is not a whole number of the single-copy
- * path's 64 KiB chunks (3 chunks and 5 elements), to its right neighbour,
+ * path's 256 KiB chunks (3 chunks and 5 elements), to its right neighbour,
  * twice per epoch kind, into a contiguous result and into a strided one
  * (every other element of a bigger buffer); then MPI_NO_OP reads the block
  * back.  Every fetched old value and the final block are exact, so an
@@ -13,7 +13,7 @@
  */
 #include "common.h"
 
-#define BLOCK (3 * 65536 / 8 + 5)
+#define BLOCK (3 * 262144 / 8 + 5)
 
 static int rank, size;
 
