@@ -603,7 +603,7 @@ static int segment_init(fifo_t *f)
     if (c->verbose >= 20 && 0 == f->local_rank) {
         osc_newrma_fifo_layout_print(&f->layout, f->local_size, print_verbose, NULL);
     }
-    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->ds, &f->base);
+    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->ds, &f->base, NULL, NULL, NULL);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

@@ -103,62 +103,46 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     free(module);
 }
 
-/* What each process contributes to the segment's layout and peer info. */
+/* What each process contributes to the segment's layout and peer info, and
+ * the address of a word its neighbour reads to test single-copy access:
+ * one allgather. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size_t size,
-                              int disp_unit, osc_newrma_peer_input_t **peers_out,
-                              uint64_t **probes_out)
+                              int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
     osc_newrma_peer_input_t mine = {
         .size = size,
         .base = (uint64_t) (uintptr_t) base,
         .disp_unit = disp_unit,
         .pid = (int32_t) getpid(),
+        .probe = (uint64_t) (uintptr_t) &module->rank,
     };
-    uint64_t probe = (uint64_t) (uintptr_t) &module->rank;
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
-    uint64_t *probes = malloc(sizeof(*probes) * (size_t) module->size);
-    int ret;
 
     *peers_out = peers;
-    *probes_out = probes;
-    if (NULL == peers || NULL == probes) {
+    if (NULL == peers) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = module->comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
-                                               module->comm, module->comm->c_coll->coll_allgather_module);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    return module->comm->c_coll->coll_allgather(&probe, 1, MPI_UINT64_T, probes, 1, MPI_UINT64_T,
+    return module->comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
                                                 module->comm, module->comm->c_coll->coll_allgather_module);
 }
 
-/* Can every process read its neighbour's memory?  Decided together so that
- * all ranks take the same path: OMPI_ERR_UNREACH on every rank if any
- * could not (the window then goes over the node's FIFOs). */
-static int check_cma_reach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers,
-                           const uint64_t *probes)
+/* Can this process read its neighbour's memory?  Its vote; the segment's
+ * mapping reduction decides for all, so that all ranks take the same path
+ * (OMPI_ERR_UNREACH on every rank if any could not: the window then goes
+ * over the node's FIFOs). */
+static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
 {
-    int neighbour = (module->rank + 1) % module->size;
-    int value = -1, ok, all_ok = 0, ret;
+    int neighbour = (module->rank + 1) % module->size, value = -1;
+    int ok = OMPI_SUCCESS == osc_newrma_cma_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
+                                                 sizeof(value), false)
+             && value == neighbour;
 
-    ok = OMPI_SUCCESS == osc_newrma_cma_copy(peers[neighbour].pid, &value, probes[neighbour],
-                                             sizeof(value), false)
-         && value == neighbour;
-    ret = module->comm->c_coll->coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, module->comm,
-                                               module->comm->c_coll->coll_allreduce_module);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
+    if (!ok) {
+        NEWRMA_VERBOSE(1, "could not read the memory of process %d with process_vm_readv (Yama "
+                       "ptrace_scope, seccomp or a missing CAP_SYS_PTRACE?): the window uses active "
+                       "messages over the node's FIFOs instead", (int) peers[neighbour].pid);
     }
-    if (!all_ok) {
-        if (!ok) {
-            NEWRMA_VERBOSE(1, "could not read the memory of process %d with process_vm_readv (Yama "
-                           "ptrace_scope, seccomp or a missing CAP_SYS_PTRACE?): the window uses active "
-                           "messages over the node's FIFOs instead", (int) peers[neighbour].pid);
-        }
-        return OMPI_ERR_UNREACH;
-    }
-    return OMPI_SUCCESS;
+    return ok;
 }
 
 /* A rank's window memory in the segment, as MPI hands it to the user: a
@@ -177,23 +161,18 @@ static void *segment_window_base(ompi_osc_newrma_module_t *module, int rank)
 /* The node path: the segment (with the window memory of allocate flavors)
  * and its signals. */
 static int node_segment_init(ompi_osc_newrma_module_t *module, void **base, size_t size, int disp_unit,
-                             osc_newrma_peer_input_t **peers, uint64_t **probes)
+                             osc_newrma_peer_input_t **peers)
 {
     int flavor = module->flavor;
     int ret;
 
     ret = gather_peer_inputs(module, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
-                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, peers, probes);
+                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, peers);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (NEWRMA_PATH_CMA == module->path && module->size > 1) {
-        ret = check_cma_reach(module, *peers, *probes);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-    }
-    ret = osc_newrma_shm_attach(module, *peers);
+    ret = osc_newrma_shm_attach(module, *peers,
+                                NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, *peers) : 1);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -206,7 +185,6 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
 {
     ompi_osc_newrma_module_t *module = calloc(1, sizeof(*module));
     osc_newrma_peer_input_t *peers = NULL;
-    uint64_t *probes = NULL;
     int ret;
 
     (void) info;   /* read through the window's info subscriptions */
@@ -252,7 +230,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
         goto error;
     }
     if (NEWRMA_PATH_AM != module->path) {
-        ret = node_segment_init(module, base, size, disp_unit, &peers, &probes);
+        ret = node_segment_init(module, base, size, disp_unit, &peers);
         if (OMPI_ERR_UNREACH == ret) {
             /* single-copy refused somewhere (all ranks know): active messages */
             set_path(module, NEWRMA_PATH_AM);
@@ -264,16 +242,17 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    /* rank 0 has filled the segment's read-only parts, every process has
-     * registered the window for incoming packets: publish */
-    if (module->size > 1) {
+    /* active messages: every process has registered the window for incoming
+     * packets before anyone may send one.  (The node path needs no barrier:
+     * the segment was complete before the reduction that ended its
+     * mapping.) */
+    if (NEWRMA_PATH_AM == module->path && module->size > 1) {
         ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
         if (OMPI_SUCCESS != ret) {
             goto error;
         }
     }
     free(peers);
-    free(probes);
 
     /* allocate flavors hand the memory back; create_dynamic passes no
      * base at all (MPI_BOTTOM as the pointer itself) */
@@ -289,7 +268,6 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
 
 error:
     free(peers);
-    free(probes);
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;

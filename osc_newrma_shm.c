@@ -266,19 +266,42 @@ static int shm_create_file(opal_shmem_ds_t *ds, size_t request)
     return ret;
 }
 
+/* Rank 0: create the file, map it and fill it; the status travels with the
+ * descriptor. */
+static int shm_create_and_fill(opal_shmem_ds_t *ds, size_t size, size_t pad, char **mapped,
+                               void (*fill)(void *ctx, char *base), void *ctx)
+{
+    int ret = shm_create_file(ds, size + pad);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    *mapped = opal_shmem_segment_attach(ds);
+    if (NULL == *mapped) {
+        opal_shmem_unlink(ds);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (NULL != fill) {
+        fill(ctx, *mapped + pad);
+    }
+    return OMPI_SUCCESS;
+}
+
 /* Collective: the creator's status travels with the descriptor, so every rank
  * learns of a failure and all of them return it. */
 int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
-                       opal_shmem_ds_t *ds, char **base)
+                       opal_shmem_ds_t *ds, char **base, void (*fill)(void *ctx, char *base),
+                       void *ctx, int *vote)
 {
     struct { int status; opal_shmem_ds_t ds; } announce;
     size_t pad = shmem_pad(alignment);
-    int attached, all_attached = 0, ret;
+    char *mapped = NULL;
+    int mine[2], all[2] = { 0, 0 }, ret;
 
     *base = NULL;
     memset(&announce, 0, sizeof(announce));
     if (0 == ompi_comm_rank(comm)) {
-        announce.status = shm_create_file(ds, size + pad);
+        announce.status = shm_create_and_fill(ds, size, pad, &mapped, fill, ctx);
         announce.ds = *ds;
     }
     ret = comm->c_coll->coll_bcast(&announce, sizeof(announce), MPI_BYTE, 0, comm,
@@ -290,21 +313,28 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     *ds = announce.ds;
-
-    char *mapped = opal_shmem_segment_attach(ds);
-    attached = (NULL != mapped);
+    if (0 != ompi_comm_rank(comm)) {
+        mapped = opal_shmem_segment_attach(ds);
+    }
     /* after this reduction everyone has mapped (or failed): the file can go,
-     * so a job killed from here on leaves nothing in the backing directory */
-    ret = comm->c_coll->coll_allreduce(&attached, &all_attached, 1, MPI_INT, MPI_MIN,
-                                       comm, comm->c_coll->coll_allreduce_module);
+     * so a job killed from here on leaves nothing in the backing directory;
+     * the vote rides along */
+    mine[0] = NULL != mapped;
+    mine[1] = NULL == vote || *vote;
+    ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm, comm->c_coll->coll_allreduce_module);
     if (0 == ompi_comm_rank(comm)) {
         opal_shmem_unlink(ds);
     }
-    if (OMPI_SUCCESS == ret && !all_attached) {
+    if (OMPI_SUCCESS == ret && !all[0]) {
         ret = OMPI_ERR_OUT_OF_RESOURCE;
+    } else if (OMPI_SUCCESS == ret && !all[1]) {
+        ret = OMPI_ERR_UNREACH;
+    }
+    if (NULL != vote) {
+        *vote = all[1];
     }
     if (OMPI_SUCCESS != ret) {
-        if (attached) {
+        if (NULL != mapped) {
             opal_shmem_segment_detach(ds);
         }
         return ret;
@@ -313,13 +343,20 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     return OMPI_SUCCESS;
 }
 
-static int shm_attach_shared(ompi_osc_newrma_module_t *module, size_t alignment)
-{
-    osc_newrma_shm_t *shm = &module->shm;
-    int ret = osc_newrma_shm_map(module->comm, shm->layout.total_size, alignment, &shm->ds, &shm->base);
+typedef struct {
+    osc_newrma_shm_t *shm;
+    ompi_osc_newrma_module_t *module;
+    const osc_newrma_peer_input_t *peers;
+    size_t pagesize;
+} shm_fill_ctx_t;
 
-    shm->is_shared = OMPI_SUCCESS == ret;
-    return ret;
+static void shm_fill_created(void *ctx, char *base)
+{
+    shm_fill_ctx_t *c = ctx;
+
+    c->shm->base = base;
+    shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
+    c->shm->base = NULL;
 }
 
 static void print_verbose(void *ctx, const char *line)
@@ -336,7 +373,7 @@ unsigned int osc_newrma_post_ring_slots(int nranks)
     return (unsigned int) nranks < cap ? (unsigned int) nranks : cap;
 }
 
-int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
+int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers, int vote)
 {
     osc_newrma_shm_t *shm = &module->shm;
     size_t pagesize = opal_getpagesize();
@@ -372,12 +409,13 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_pee
         return ret;
     }
 
-    /* Rank 0 fills the read-only parts once everyone has mapped; nobody
-     * reads them before the barrier that ends window creation. */
-    ret = shm_attach_shared(module, alignment);
-    if (OMPI_SUCCESS == ret && 0 == module->rank) {
-        shm_fill(shm, module->size, module->flavor, peers, module->alloc_shared_noncontig, pagesize);
-    }
+    /* Rank 0 fills the read-only parts before anyone else maps the segment:
+     * they are there for everyone when the mapping's reduction returns, and
+     * window creation needs no closing barrier. */
+    shm_fill_ctx_t ctx = { .shm = shm, .module = module, .peers = peers, .pagesize = pagesize };
+    ret = osc_newrma_shm_map(module->comm, shm->layout.total_size, alignment, &shm->ds, &shm->base,
+                             shm_fill_created, &ctx, &vote);
+    shm->is_shared = OMPI_SUCCESS == ret;
     return ret;
 }
 

@@ -86,6 +86,7 @@ typedef struct {
     uint64_t base;
     int32_t disp_unit;
     int32_t pid;
+    uint64_t probe;          /* a word the neighbour reads to test single-copy access */
 } osc_newrma_peer_input_t;
 
 /* What the layout depends on; identical in every process of the window. */
@@ -147,17 +148,24 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nran
                                  void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Create (rank 0), map (everyone) and unlink the segment; collective over
- * the module's communicator.  Fails on every rank if it fails on any. */
+ * the module's communicator.  Fails on every rank if it fails on any.
+ * `vote`: this process's answer to a yes/no question decided with the same
+ * reduction (single-copy reach); if any process says no, the segment is
+ * released and every rank gets OMPI_ERR_UNREACH. */
 int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module,
-                          const osc_newrma_peer_input_t *peers);
+                          const osc_newrma_peer_input_t *peers, int vote);
 void osc_newrma_shm_detach(osc_newrma_shm_t *shm);
 /* The mapping step alone, for any segment (the FIFO segment of
  * osc_newrma_fifo.c too): communicator rank 0 creates a file of `size`
  * bytes (plus opal/shmem's header), everyone maps it at a base aligned to
  * `alignment`, then it is unlinked.  Collective; fails on every rank if it
- * fails on any. */
+ * fails on any.  `fill` (if not NULL) runs in rank 0 on the new segment
+ * before anyone else maps it, so what it writes is there for everyone when
+ * the call returns.  `*vote` (if not NULL) is this process's yes (1) or no
+ * (0), replaced by everyone's verdict (the minimum). */
 int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
-                       opal_shmem_ds_t *ds, char **base);
+                       opal_shmem_ds_t *ds, char **base, void (*fill)(void *ctx, char *base),
+                       void *ctx, int *vote);
 unsigned int osc_newrma_post_ring_slots(int nranks);
 
 static inline osc_newrma_peer_info_t *osc_newrma_shm_peer(const osc_newrma_shm_t *shm, int rank)
