@@ -13,6 +13,8 @@
 
 #include "ompi_config.h"
 
+#include <sys/uio.h>
+
 #include "opal/class/opal_free_list.h"
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
@@ -94,6 +96,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int post_ring_slots;
     unsigned int acc_stripes;
     size_t acc_granularity;
+    size_t cma_batch_bytes;
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -214,6 +217,9 @@ typedef struct {
     size_t count;
 } osc_newrma_group_cache_t;
 
+/* operations one single-copy batch holds (each a local and a remote iovec) */
+#define NEWRMA_CMA_BATCH 64
+
 struct ompi_osc_newrma_module_t {
     /* The window's function table.  Copied at creation from the table that
      * fits this window (osc_newrma_module.c); never changed afterwards. */
@@ -240,6 +246,17 @@ struct ompi_osc_newrma_module_t {
     bool same_disp_unit;
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
+    /* single-copy puts/gets not issued yet (osc_newrma_ops.c): contiguous,
+     * at most batch_bytes each, one target and one direction; issued as one
+     * process_vm_writev/readv when the batch is full or changes target or
+     * direction, and by every call that completes operations */
+    struct {
+        size_t max_bytes;                /* 0: no batching */
+        int target;
+        bool write;
+        unsigned int count;
+        struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
+    } cma_batch;
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;

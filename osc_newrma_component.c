@@ -142,6 +142,12 @@ static int component_register(void)
         "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
         "without queueing (still correct, not fair) (minimum 1)",
         OPAL_INFO_LVL_5, 4, &c->lock_qnodes);
+    register_size("cma_batch_bytes",
+        "Single-copy (create/dynamic windows on one node) puts and gets of contiguous data up to this "
+        "many bytes are gathered, up to 64 to one target, and issued as one process_vm_writev/readv "
+        "at the next synchronization that completes them (0: every operation is its own system call; "
+        "MPI_THREAD_MULTIPLE: never batched)",
+        OPAL_INFO_LVL_5, 16384, &c->cma_batch_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",

@@ -259,6 +259,8 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (NEWRMA_PATH_DIRECT == module->path) {
         *base = segment_window_base(module, module->rank);
     }
+    /* one batch per window, not locked: threads would share it */
+    module->cma_batch.max_bytes = ompi_mpi_thread_multiple ? 0 : mca_osc_newrma_component.cma_batch_bytes;
     *model = MPI_WIN_UNIFIED;
     module->created = true;
     NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",

@@ -86,6 +86,44 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 /* cma table                                                           */
 /* ------------------------------------------------------------------ */
 
+/* Issue the batch: one system call for up to NEWRMA_CMA_BATCH operations
+ * (each cost about as much as the copy itself when alone). */
+static int osc_newrma_cma_batch_issue(ompi_osc_newrma_module_t *module)
+{
+    unsigned int count = module->cma_batch.count;
+
+    if (0 == count) {
+        return OMPI_SUCCESS;
+    }
+    module->cma_batch.count = 0;
+    return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, module->cma_batch.target)->pid,
+                                   module->cma_batch.local, count, module->cma_batch.remote, count,
+                                   module->cma_batch.write);
+}
+
+/* Queue one contiguous transfer; the batch goes out first if it is full or
+ * for another target or direction. */
+static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool write, void *local, uint64_t remote,
+                         size_t bytes)
+{
+    unsigned int n = module->cma_batch.count;
+    int ret;
+
+    if (n > 0 && (NEWRMA_CMA_BATCH == n || target != module->cma_batch.target || write != module->cma_batch.write)) {
+        ret = osc_newrma_cma_batch_issue(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        n = 0;
+    }
+    module->cma_batch.target = target;
+    module->cma_batch.write = write;
+    module->cma_batch.local[n] = (struct iovec) { .iov_base = local, .iov_len = bytes };
+    module->cma_batch.remote[n] = (struct iovec) { .iov_base = (void *) (uintptr_t) remote, .iov_len = bytes };
+    module->cma_batch.count = n + 1;
+    return OMPI_SUCCESS;
+}
+
 static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
                     void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
                     const osc_newrma_layout_t *ol, uint64_t taddr, int target_count,
@@ -102,6 +140,10 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
                      : osc_newrma_local_copy(origin_addr, origin_count, origin_dt, ol, tptr, target_count, target_dt, tl);
     }
     if (OPAL_LIKELY(ol->contiguous && tl->contiguous)) {
+        if (ol->bytes <= module->cma_batch.max_bytes) {
+            return cma_batch_add(module, target, write, (char *) origin_addr + ol->gap, taddr + (uint64_t) tl->gap,
+                                 ol->bytes);
+        }
         return osc_newrma_cma_copy(pid, (char *) origin_addr + ol->gap, taddr + (uint64_t) tl->gap,
                                    ol->bytes, write);
     }
@@ -200,6 +242,22 @@ static int newrma_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target
         : completed(osc_newrma_module(win)->super.osc_get(oa, oc, odt, target, td, tc, tdt, win), request);
 }
 
+/* Single-copy request-based put/get: the request is complete when the call
+ * returns, so the operation cannot wait in the batch. */
+static int cma_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
+                    struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
+{
+    int ret = newrma_rput(oa, oc, odt, target, td, tc, tdt, win, request);
+    return OMPI_SUCCESS != ret ? ret : osc_newrma_cma_batch_issue(osc_newrma_module(win));
+}
+
+static int cma_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
+                    struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
+{
+    int ret = newrma_rget(oa, oc, odt, target, td, tc, tdt, win, request);
+    return OMPI_SUCCESS != ret ? ret : osc_newrma_cma_batch_issue(osc_newrma_module(win));
+}
+
 static int newrma_raccumulate(const void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td,
                               int tc, struct ompi_datatype_t *tdt, struct ompi_op_t *op, struct ompi_win_t *win,
                               struct ompi_request_t **request)
@@ -232,36 +290,63 @@ static int newrma_rget_accumulate(const void *oa, int oc, struct ompi_datatype_t
     .osc_compare_and_swap = osc_newrma_compare_and_swap,                \
     .osc_fetch_and_op = osc_newrma_fetch_and_op,                        \
     .osc_get_accumulate = osc_newrma_get_accumulate,                    \
-    .osc_rput = newrma_rput,                                            \
-    .osc_rget = newrma_rget,                                            \
     .osc_raccumulate = newrma_raccumulate,                              \
     .osc_rget_accumulate = newrma_rget_accumulate,                      \
-    .osc_fence = ompi_osc_newrma_fence,                                 \
     .osc_start = ompi_osc_newrma_start,                                 \
-    .osc_complete = ompi_osc_newrma_complete,                           \
     .osc_post = ompi_osc_newrma_post,                                   \
     .osc_wait = ompi_osc_newrma_wait,                                   \
     .osc_test = ompi_osc_newrma_test,                                   \
     .osc_lock = ompi_osc_newrma_lock,                                   \
-    .osc_unlock = ompi_osc_newrma_unlock,                               \
     .osc_lock_all = ompi_osc_newrma_lock_all,                           \
-    .osc_unlock_all = ompi_osc_newrma_unlock_all,                       \
-    .osc_sync = ompi_osc_newrma_sync,                                   \
-    .osc_flush = ompi_osc_newrma_flush,                                 \
-    .osc_flush_all = ompi_osc_newrma_flush_all,                         \
-    .osc_flush_local = ompi_osc_newrma_flush_local,                     \
-    .osc_flush_local_all = ompi_osc_newrma_flush_local_all
+    .osc_sync = ompi_osc_newrma_sync
 
 /* Every window buffer of the node is in the segment: load/store. */
 const ompi_osc_base_module_t ompi_osc_newrma_direct_table = {
     NEWRMA_COMMON_ENTRIES,
     .osc_put = direct_put,
     .osc_get = direct_get,
+    .osc_rput = newrma_rput,
+    .osc_rget = newrma_rget,
+    .osc_fence = ompi_osc_newrma_fence,
+    .osc_complete = ompi_osc_newrma_complete,
+    .osc_unlock = ompi_osc_newrma_unlock,
+    .osc_unlock_all = ompi_osc_newrma_unlock_all,
+    .osc_flush = ompi_osc_newrma_flush,
+    .osc_flush_all = ompi_osc_newrma_flush_all,
+    .osc_flush_local = ompi_osc_newrma_flush_local,
+    .osc_flush_local_all = ompi_osc_newrma_flush_local_all,
 };
+
+/* The single-copy table's synchronizations that complete operations issue
+ * the batch first (so the direct table's have no such step). */
+#define NEWRMA_CMA_COMPLETING(NAME, PARAMS, ARGS)                        \
+static int cma_##NAME PARAMS                                             \
+{                                                                        \
+    int ret = osc_newrma_cma_batch_issue(osc_newrma_module(win));       \
+    return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_##NAME ARGS;      \
+}
+NEWRMA_CMA_COMPLETING(fence, (int assert, struct ompi_win_t *win), (assert, win))
+NEWRMA_CMA_COMPLETING(complete, (struct ompi_win_t *win), (win))
+NEWRMA_CMA_COMPLETING(unlock, (int target, struct ompi_win_t *win), (target, win))
+NEWRMA_CMA_COMPLETING(unlock_all, (struct ompi_win_t *win), (win))
+NEWRMA_CMA_COMPLETING(flush, (int target, struct ompi_win_t *win), (target, win))
+NEWRMA_CMA_COMPLETING(flush_all, (struct ompi_win_t *win), (win))
+NEWRMA_CMA_COMPLETING(flush_local, (int target, struct ompi_win_t *win), (target, win))
+NEWRMA_CMA_COMPLETING(flush_local_all, (struct ompi_win_t *win), (win))
 
 /* Window buffers are the processes' own memory: single-copy syscalls. */
 const ompi_osc_base_module_t ompi_osc_newrma_cma_table = {
     NEWRMA_COMMON_ENTRIES,
     .osc_put = cma_put,
     .osc_get = cma_get,
+    .osc_rput = cma_rput,
+    .osc_rget = cma_rget,
+    .osc_fence = cma_fence,
+    .osc_complete = cma_complete,
+    .osc_unlock = cma_unlock,
+    .osc_unlock_all = cma_unlock_all,
+    .osc_flush = cma_flush,
+    .osc_flush_all = cma_flush_all,
+    .osc_flush_local = cma_flush_local,
+    .osc_flush_local_all = cma_flush_local_all,
 };

@@ -10,8 +10,18 @@ set -u
 np=$1; shift
 bin=$(dirname "$0")/bin/fault_kill_helper
 errors=0
+# segment files whose creator (the pid in osc_newrma.<host>.<pid>.<n>) is
+# gone: what a killed job could leave; files of live processes belong to
+# other jobs running at the same time
+stale_files() {
+    for f in /dev/shm/osc_newrma.*; do
+        [ -e "$f" ] || continue
+        pid=${f%.*}; pid=${pid##*.}
+        kill -0 "$pid" 2> /dev/null || echo "$f"
+    done | sort
+}
 for flavor in allocate create; do
-    before=$(ls /dev/shm | grep -c '^osc_newrma' || true)
+    before=$(stale_files)
     start=$(date +%s.%N)
     out=$(timeout -k 5 60 mpirun --oversubscribe -np "$np" "$@" "$bin" "$flavor" 2>&1)
     rc=$?
@@ -34,9 +44,9 @@ for flavor in allocate create; do
     if pgrep -f "$bin" > /dev/null; then
         echo "$flavor: processes left behind:"; pgrep -af "$bin"; pkill -9 -f "$bin"; errors=$((errors + 1))
     fi
-    after=$(ls /dev/shm | grep -c '^osc_newrma' || true)
-    if [ "$after" -gt "$before" ]; then
-        echo "$flavor: $((after - before)) segment files left in /dev/shm"; errors=$((errors + 1))
+    left=$(comm -13 <(echo "$before") <(stale_files))
+    if [ -n "$left" ]; then
+        echo "$flavor: segment files left in /dev/shm by the job:" $left; errors=$((errors + 1))
     fi
 done
 [ "$errors" -eq 0 ] && echo "fault_kill: No Errors"

@@ -96,7 +96,10 @@ for file in "${names[@]}"; do
     src=$top/tests/$file
     stale=0
     # a test may be another one run with other parameters (#include "x.c")
-    for dep in "$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.c\)"/\1/p' "$src"); do
+    deps=("$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.c\)"/\1/p' "$src"))
+    # a test of the component's own functions depends on its sources too
+    grep -q 'newrma-test:.*links-component' "$src" && deps+=("$top"/osc_newrma*.[ch])
+    for dep in "${deps[@]}"; do
         case "$dep" in /*) ;; *) dep=$top/tests/$dep ;; esac
         [ "$bindir/$name" -nt "$dep" ] || stale=1
     done
