@@ -88,7 +88,7 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 
 /* Issue the batch: one system call for up to NEWRMA_CMA_BATCH operations
  * (each cost about as much as the copy itself when alone). */
-static int osc_newrma_cma_batch_issue(ompi_osc_newrma_module_t *module)
+static int cma_batch_issue(ompi_osc_newrma_module_t *module)
 {
     unsigned int count = module->cma_batch.count;
 
@@ -110,7 +110,7 @@ static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool writ
     int ret;
 
     if (n > 0 && (NEWRMA_CMA_BATCH == n || target != module->cma_batch.target || write != module->cma_batch.write)) {
-        ret = osc_newrma_cma_batch_issue(module);
+        ret = cma_batch_issue(module);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
@@ -248,14 +248,14 @@ static int cma_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int tar
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = newrma_rput(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : osc_newrma_cma_batch_issue(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : cma_batch_issue(osc_newrma_module(win));
 }
 
 static int cma_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = newrma_rget(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : osc_newrma_cma_batch_issue(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : cma_batch_issue(osc_newrma_module(win));
 }
 
 static int newrma_raccumulate(const void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td,
@@ -322,7 +322,7 @@ const ompi_osc_base_module_t ompi_osc_newrma_direct_table = {
 #define NEWRMA_CMA_COMPLETING(NAME, PARAMS, ARGS)                        \
 static int cma_##NAME PARAMS                                             \
 {                                                                        \
-    int ret = osc_newrma_cma_batch_issue(osc_newrma_module(win));       \
+    int ret = cma_batch_issue(osc_newrma_module(win));       \
     return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_##NAME ARGS;      \
 }
 NEWRMA_CMA_COMPLETING(fence, (int assert, struct ompi_win_t *win), (assert, win))
