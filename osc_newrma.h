@@ -97,6 +97,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int acc_stripes;
     size_t acc_granularity;
     size_t cma_batch_bytes;
+    size_t segment_cache_bytes;
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -226,7 +227,11 @@ struct ompi_osc_newrma_module_t {
     ompi_osc_base_module_t super;
 
     struct ompi_win_t *win;
-    struct ompi_communicator_t *comm;    /* private duplicate of the user's */
+    /* private duplicate of the user's, on the active-message path only: the
+     * node path synchronizes through its segment and keeps no communicator
+     * (a duplicate costs collectives at creation and per-peer PML state) */
+    struct ompi_communicator_t *comm;
+    struct ompi_group_t *group;          /* the window's processes (retained) */
     int rank;
     int size;
     int flavor;

@@ -148,6 +148,11 @@ static int component_register(void)
         "at the next synchronization that completes them (0: every operation is its own system call; "
         "MPI_THREAD_MULTIPLE: never batched)",
         OPAL_INFO_LVL_5, 16384, &c->cma_batch_bytes);
+    register_size("segment_cache_bytes",
+        "A freed window's node segment up to this many bytes stays mapped (one per process) and serves "
+        "the next window of the same processes on this node that fits in it: no file, mapping, page "
+        "faults or broadcast at creation (0: every window maps a new segment)",
+        OPAL_INFO_LVL_5, 4 * 1024 * 1024, &c->segment_cache_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
@@ -298,6 +303,7 @@ static int component_finalize(void)
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
 
     osc_newrma_am_fini();
+    osc_newrma_shm_cache_flush();
     OBJ_DESTRUCT(&c->ops);
     OBJ_DESTRUCT(&c->am_windows);
     OPAL_LIST_DESTRUCT(&c->loopback);

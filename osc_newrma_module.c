@@ -33,18 +33,25 @@
  * syscalls -- or, when `want_am` (agreed by all ranks: osc_newrma_force_am,
  * or single-copy refused somewhere), by active messages over the node's
  * FIFOs. */
-static osc_newrma_path_t choose_path(int flavor, struct ompi_communicator_t *comm, bool want_am)
+static osc_newrma_path_t choose_path(int flavor, bool remote, bool want_am)
 {
     if (MPI_WIN_FLAVOR_SHARED == flavor) {
         return NEWRMA_PATH_DIRECT;
     }
-    if (mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group)) {
+    if (remote) {
         return NEWRMA_PATH_AM;
     }
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
         return NEWRMA_PATH_DIRECT;
     }
     return want_am ? NEWRMA_PATH_AM : NEWRMA_PATH_CMA;
+}
+
+/* Every process of the group answers alike (a group with a process on
+ * another node has one for everybody). */
+static bool window_is_remote(struct ompi_communicator_t *comm)
+{
+    return mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group);
 }
 
 /* This process's vote for the active-message path of a create/dynamic
@@ -99,15 +106,19 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
     }
+    if (NULL != module->group) {
+        OBJ_RELEASE(module->group);
+    }
     OBJ_DESTRUCT(&module->lock);
     free(module);
 }
 
-/* What each process contributes to the segment's layout and peer info, and
- * the address of a word its neighbour reads to test single-copy access:
- * one allgather. */
-static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size_t size,
-                              int disp_unit, osc_newrma_peer_input_t **peers_out)
+/* What each process contributes to the segment's layout and peer info, the
+ * address of a word its neighbour reads to test single-copy access, and its
+ * accumulate granularity and path vote: one allgather on the user's
+ * communicator. */
+static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
+                              size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
     osc_newrma_peer_input_t mine = {
         .size = size,
@@ -115,6 +126,10 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size
         .disp_unit = disp_unit,
         .pid = (int32_t) getpid(),
         .probe = (uint64_t) (uintptr_t) &module->rank,
+        .acc_granularity = module->acc_granularity,
+        .wants_am = wants_am(module->flavor, module->size),
+        .segment_id = NULL != module->shm.base ? module->shm.id : 0,
+        .segment_uses = module->shm.uses,
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
@@ -122,8 +137,8 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, void *base, size
     if (NULL == peers) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    return module->comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
-                                                module->comm, module->comm->c_coll->coll_allgather_module);
+    return comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, peers, sizeof(mine), MPI_BYTE,
+                                        comm, comm->c_coll->coll_allgather_module);
 }
 
 /* Can this process read its neighbour's memory?  Its vote; the segment's
@@ -158,25 +173,86 @@ static void *segment_window_base(ompi_osc_newrma_module_t *module, int rank)
     return module->shm.base + peer->data_offset;
 }
 
-/* The node path: the segment (with the window memory of allocate flavors)
- * and its signals. */
-static int node_segment_init(ompi_osc_newrma_module_t *module, void **base, size_t size, int disp_unit,
-                             osc_newrma_peer_input_t **peers)
+/* What every process must see alike: the accumulate granularity (offsets map
+ * to stripes the same way everywhere; the largest asked for) and the path. */
+static int window_agree(ompi_osc_newrma_module_t *module, uint64_t granularity, bool want_am, bool remote)
+{
+    module->acc_granularity = granularity;
+    module->acc_shift = osc_newrma_acc_shift(granularity);
+    set_path(module, choose_path(module->flavor, remote, want_am));
+    int ret = osc_newrma_info_set_granularity(module);
+    return OMPI_SUCCESS == ret ? osc_newrma_slots_init(module) : ret;
+}
+
+/* The node path: one allgather decides the path and sizes the segment (with
+ * the window memory of allocate flavors), which is then mapped.  Returns
+ * OMPI_ERR_UNREACH on every rank when the window must use active messages
+ * after all (a vote for them, or single-copy refused somewhere). */
+static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void **base,
+                            size_t size, int disp_unit)
 {
     int flavor = module->flavor;
+    osc_newrma_peer_input_t *peers = NULL;
+    uint64_t granularity = 0;
+    bool want_am = false;
     int ret;
 
-    ret = gather_peer_inputs(module, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
-                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, peers);
+    if (module->size > 1) {
+        osc_newrma_shm_cache_take(&module->shm);
+    }
+    ret = gather_peer_inputs(module, comm, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
+                             MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, &peers);
     if (OMPI_SUCCESS != ret) {
+        goto out;
+    }
+    for (int i = 0 ; i < module->size ; ++i) {
+        granularity = peers[i].acc_granularity > granularity ? peers[i].acc_granularity : granularity;
+        want_am |= 0 != peers[i].wants_am;
+    }
+    ret = window_agree(module, granularity, want_am, false);
+    if (OMPI_SUCCESS != ret) {
+        goto out;
+    }
+    if (NEWRMA_PATH_AM == module->path) {
+        osc_newrma_shm_cache_keep(&module->shm);
+        ret = OMPI_ERR_UNREACH;
+        goto out;
+    }
+    ret = osc_newrma_shm_attach(module, comm, peers,
+                                NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, peers) : 1);
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_signal_window_add(module);
+    }
+out:
+    free(peers);
+    return ret;
+}
+
+/* The active-message path: the window's own communicator carries its
+ * agreement and, later, whatever the path needs of a communicator; every
+ * process has registered the window for incoming packets before anyone may
+ * send one (the closing barrier). */
+static int am_window_init(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void **base,
+                          size_t size, int disp_unit, bool agreed)
+{
+    int ret = ompi_comm_dup(comm, &module->comm);
+
+    if (OMPI_SUCCESS != ret) {
+        module->comm = NULL;
         return ret;
     }
-    ret = osc_newrma_shm_attach(module, *peers,
-                                NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, *peers) : 1);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
+    if (!agreed) {
+        uint64_t granularity = module->acc_granularity;
+        ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, &granularity, 1, MPI_UINT64_T, MPI_MAX,
+                                                   module->comm, module->comm->c_coll->coll_allreduce_module);
+        ret = OMPI_SUCCESS == ret ? window_agree(module, granularity, true, true) : ret;
     }
-    return osc_newrma_signal_window_add(module);
+    set_path(module, NEWRMA_PATH_AM);
+    ret = OMPI_SUCCESS == ret ? osc_newrma_am_window_init(module, base, size, disp_unit) : ret;
+    if (OMPI_SUCCESS == ret && module->size > 1) {
+        ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    }
+    return ret;
 }
 
 int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,
@@ -184,7 +260,6 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
                                   struct opal_info_t *info, int flavor, int *model)
 {
     ompi_osc_newrma_module_t *module = calloc(1, sizeof(*module));
-    osc_newrma_peer_input_t *peers = NULL;
     int ret;
 
     (void) info;   /* read through the window's info subscriptions */
@@ -196,63 +271,28 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     module->win = win;
     module->flavor = flavor;
     module->state = NEWRMA_WIN_NONE;
+    module->rank = ompi_comm_rank(comm);
+    module->size = ompi_comm_size(comm);
+    module->group = comm->c_local_group;
+    OBJ_RETAIN(module->group);
     win->w_osc_module = &module->super;
-
-    ret = ompi_comm_dup(comm, &module->comm);
-    if (OMPI_SUCCESS != ret) {
-        module->comm = NULL;
-        goto error;
-    }
-    module->rank = ompi_comm_rank(module->comm);
-    module->size = ompi_comm_size(module->comm);
 
     ret = osc_newrma_info_subscribe(module);
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    /* every process must map offsets to accumulate stripes alike, and take
-     * the same path: one reduction agrees on both */
-    unsigned long agree[2] = { module->acc_granularity, wants_am(flavor, module->size) };
-    ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, agree, 2, MPI_UNSIGNED_LONG, MPI_MAX,
-                                               module->comm, module->comm->c_coll->coll_allreduce_module);
-    if (OMPI_SUCCESS != ret) {
-        goto error;
-    }
-    module->acc_granularity = agree[0];
-    module->acc_shift = osc_newrma_acc_shift(module->acc_granularity);
-    set_path(module, choose_path(flavor, comm, 0 != agree[1]));
-    ret = osc_newrma_info_set_granularity(module);
-    if (OMPI_SUCCESS != ret) {
-        goto error;
-    }
-    ret = osc_newrma_slots_init(module);
-    if (OMPI_SUCCESS != ret) {
-        goto error;
-    }
-    if (NEWRMA_PATH_AM != module->path) {
-        ret = node_segment_init(module, base, size, disp_unit, &peers);
+    if (MPI_WIN_FLAVOR_SHARED == flavor || !window_is_remote(comm)) {
+        ret = node_window_init(module, comm, base, size, disp_unit);
         if (OMPI_ERR_UNREACH == ret) {
-            /* single-copy refused somewhere (all ranks know): active messages */
-            set_path(module, NEWRMA_PATH_AM);
+            /* every rank knows: active messages over the node's FIFOs */
+            ret = am_window_init(module, comm, base, size, disp_unit, true);
         }
-    }
-    if (NEWRMA_PATH_AM == module->path) {
-        ret = osc_newrma_am_window_init(module, base, size, disp_unit);
+    } else {
+        ret = am_window_init(module, comm, base, size, disp_unit, false);
     }
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    /* active messages: every process has registered the window for incoming
-     * packets before anyone may send one.  (The node path needs no barrier:
-     * the segment was complete before the reduction that ended its
-     * mapping.) */
-    if (NEWRMA_PATH_AM == module->path && module->size > 1) {
-        ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
-        if (OMPI_SUCCESS != ret) {
-            goto error;
-        }
-    }
-    free(peers);
 
     /* allocate flavors hand the memory back; create_dynamic passes no
      * base at all (MPI_BOTTOM as the pointer itself) */
@@ -269,7 +309,6 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     return OMPI_SUCCESS;
 
 error:
-    free(peers);
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;
@@ -291,9 +330,13 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
             return ret;
         }
     }
-    /* nobody may still be reading or writing our memory when it goes */
-    if (module->size > 1) {
+    /* nobody may still be reading or writing our memory when it goes: the
+     * window's own communicator or, on the node path, its segment's barrier */
+    if (NULL != module->comm && module->size > 1) {
         ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    } else if (module->shm.is_shared) {
+        osc_newrma_barrier(module);
+        osc_newrma_shm_cache_keep(&module->shm);
     }
     win->w_osc_module = NULL;
     module_destroy(module);

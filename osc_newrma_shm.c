@@ -191,10 +191,11 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
                  "allocate/allocate_shared windows");
 }
 
-/* Fill the read-only parts: header and every peer's info.  Done once, by the
- * creating process, before any other process maps the segment. */
-static void shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
-                     const osc_newrma_peer_input_t *peers, bool noncontig, size_t pagesize)
+/* Fill the read-only parts: header and every peer's info.  Done by the
+ * creating process before any other process maps the segment (or, reused,
+ * before the others read it). */
+void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
+                         const osc_newrma_peer_input_t *peers, bool noncontig, size_t pagesize)
 {
     osc_newrma_shm_header_t *header = (osc_newrma_shm_header_t *) (shm->base + shm->layout.header_offset);
 
@@ -203,6 +204,7 @@ static void shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
     header->total_size = shm->layout.total_size;
     header->nranks = nranks;
     header->flavor = flavor;
+    header->id = shm->id;
 
     for (int i = 0 ; i < nranks ; ++i) {
         osc_newrma_peer_info_t *info = osc_newrma_shm_peer(shm, i);
@@ -352,11 +354,23 @@ typedef struct {
 
 static void shm_fill_created(void *ctx, char *base)
 {
+    static uint32_t created = 0;
     shm_fill_ctx_t *c = ctx;
 
     c->shm->base = base;
-    shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
+    c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | ++created;
+    osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
     c->shm->base = NULL;
+}
+
+/* What a later window checks before it reuses the mapping. */
+static void shm_note_mapping(osc_newrma_shm_t *shm, int members, size_t alignment)
+{
+    shm->id = ((osc_newrma_shm_header_t *) (shm->base + shm->layout.header_offset))->id;
+    shm->uses = 1;
+    shm->capacity = shm->layout.total_size;
+    shm->alignment = alignment;
+    shm->members = members;
 }
 
 static void print_verbose(void *ctx, const char *line)
@@ -373,7 +387,8 @@ unsigned int osc_newrma_post_ring_slots(int nranks)
     return (unsigned int) nranks < cap ? (unsigned int) nranks : cap;
 }
 
-int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers, int vote)
+int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm,
+                          const osc_newrma_peer_input_t *peers, int vote)
 {
     osc_newrma_shm_t *shm = &module->shm;
     size_t pagesize = opal_getpagesize();
@@ -404,18 +419,29 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, const osc_newrma_pee
     if (1 == module->size) {
         ret = shm_attach_private(shm, alignment);
         if (OMPI_SUCCESS == ret) {
-            shm_fill(shm, 1, module->flavor, peers, module->alloc_shared_noncontig, pagesize);
+            osc_newrma_shm_fill(shm, 1, module->flavor, peers, module->alloc_shared_noncontig, pagesize);
         }
         return ret;
     }
+
+    /* a segment kept from a freed window of the same processes (taken before
+     * the allgather that reported it) serves without a new mapping; one that
+     * does not fit goes back */
+    if (osc_newrma_shm_reusable(shm, peers, module->size, alignment)) {
+        return osc_newrma_shm_reuse(module, peers, vote);
+    }
+    osc_newrma_shm_cache_keep(shm);
 
     /* Rank 0 fills the read-only parts before anyone else maps the segment:
      * they are there for everyone when the mapping's reduction returns, and
      * window creation needs no closing barrier. */
     shm_fill_ctx_t ctx = { .shm = shm, .module = module, .peers = peers, .pagesize = pagesize };
-    ret = osc_newrma_shm_map(module->comm, shm->layout.total_size, alignment, &shm->ds, &shm->base,
+    ret = osc_newrma_shm_map(comm, shm->layout.total_size, alignment, &shm->ds, &shm->base,
                              shm_fill_created, &ctx, &vote);
     shm->is_shared = OMPI_SUCCESS == ret;
+    if (shm->is_shared) {
+        shm_note_mapping(shm, module->size, alignment);
+    }
     return ret;
 }
 

@@ -27,12 +27,17 @@ struct ompi_communicator_t;
 
 #define NEWRMA_SHM_MAGIC 0x6e6577726d610001ull /* "newrma" + layout version 1 */
 
-/* Segment header: written by local rank 0 while creating, read-only after. */
+/* Segment header: written by local rank 0 while creating, read-only after
+ * (but for `refused`, written at creation by processes that refuse a reused
+ * segment's single-copy path). */
 typedef struct {
     uint64_t magic;
     uint64_t total_size;
     int32_t nranks;
     int32_t flavor;
+    uint64_t id;                     /* node-unique: creator pid << 32 | its count */
+    volatile uint64_t uses;          /* windows served; set last when it is (re)filled */
+    volatile int64_t refused;        /* reuse: someone cannot reach a peer by single-copy */
 } osc_newrma_shm_header_t;
 
 /* What every process needs to know about a peer to reach its window memory.
@@ -87,6 +92,10 @@ typedef struct {
     int32_t disp_unit;
     int32_t pid;
     uint64_t probe;          /* a word the neighbour reads to test single-copy access */
+    uint64_t acc_granularity;   /* asked for; the window takes the largest */
+    uint64_t wants_am;          /* a vote for active messages (create/dynamic) */
+    uint64_t segment_id;        /* the freed segment this process keeps (0: none) */
+    uint64_t segment_uses;      /* and how many windows it has served */
 } osc_newrma_peer_input_t;
 
 /* What the layout depends on; identical in every process of the window. */
@@ -132,6 +141,12 @@ typedef struct {
     char *base;                      /* where this process mapped it */
     bool is_shared;                  /* false: one process, private memory */
     opal_shmem_ds_t ds;
+    /* what a later window needs to know to reuse the mapping */
+    uint64_t id;                     /* the header's id */
+    uint64_t uses;                   /* windows served so far */
+    size_t capacity;                 /* bytes usable from base */
+    size_t alignment;                /* of base */
+    int members;                     /* processes that map it */
 } osc_newrma_shm_t;
 
 /* Compute every region's offset and the exact total size.  A pure function
@@ -148,13 +163,33 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nran
                                  void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Create (rank 0), map (everyone) and unlink the segment; collective over
- * the module's communicator.  Fails on every rank if it fails on any.
+ * `comm` (the window's).  Fails on every rank if it fails on any.
  * `vote`: this process's answer to a yes/no question decided with the same
  * reduction (single-copy reach); if any process says no, the segment is
  * released and every rank gets OMPI_ERR_UNREACH. */
-int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module,
+int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm,
                           const osc_newrma_peer_input_t *peers, int vote);
 void osc_newrma_shm_detach(osc_newrma_shm_t *shm);
+/* Rank 0's part of (re)filling a segment: zero what the layout uses below
+ * the window memory, write the header and the peers' info. */
+void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor, const osc_newrma_peer_input_t *peers,
+                         bool noncontig, size_t pagesize);
+
+/* Segment reuse (osc_newrma_shm_reuse.c): a freed window's segment, kept
+ * mapped, serves the next window of exactly the same processes on the node.
+ * take: move this process's kept segment (if any) into `shm` before the
+ * creation's allgather, which reports it; reusable: whether every process
+ * reported the same one and the new layout fits (the same answer in every
+ * process); reuse: refill it (collective over the window, no MPI calls);
+ * keep: after a window is freed (or a taken segment was not reused), keep
+ * `shm`'s segment (dropping an older one) or unmap it; flush: unmap at
+ * finalize. */
+void osc_newrma_shm_cache_take(osc_newrma_shm_t *shm);
+bool osc_newrma_shm_reusable(const osc_newrma_shm_t *shm, const osc_newrma_peer_input_t *peers, int nranks,
+                             size_t alignment);
+int osc_newrma_shm_reuse(struct ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers, int vote);
+void osc_newrma_shm_cache_keep(osc_newrma_shm_t *shm);
+void osc_newrma_shm_cache_flush(void);
 /* The mapping step alone, for any segment (the FIFO segment of
  * osc_newrma_fifo.c too): communicator rank 0 creates a file of `size`
  * bytes (plus opal/shmem's header), everyone maps it at a base aligned to

@@ -67,6 +67,15 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
 }
 
+/* Arrivals count cumulatively, so an episode nobody waited for (a NOPRECEDE
+ * fence) must end here before this process's next arrival counts. */
+void osc_newrma_barrier(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_barrier_wait(module);
+    osc_newrma_barrier_arrive(module);
+    osc_newrma_barrier_wait(module);
+}
+
 /* ------------------------------------------------------------------ */
 /* PSCW: post notices                                                  */
 /* ------------------------------------------------------------------ */

@@ -15,6 +15,8 @@ struct ompi_osc_newrma_module_t;
 /* split-phase node barrier of the window */
 void osc_newrma_barrier_arrive(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_barrier_wait(struct ompi_osc_newrma_module_t *module);
+/* a whole episode: the previous one finished here, arrive, wait for all */
+void osc_newrma_barrier(struct ompi_osc_newrma_module_t *module);
 
 /* PSCW (groups as sorted ranks of the window) */
 int osc_newrma_post_signal(struct ompi_osc_newrma_module_t *module, const int *origins, size_t count);

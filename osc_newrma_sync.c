@@ -154,7 +154,7 @@ static int group_to_comm_ranks(ompi_osc_newrma_module_t *module, ompi_group_t *g
     for (int i = 0 ; i < count ; ++i) {
         in[i] = i;
     }
-    ret = ompi_group_translate_ranks(group, count, in, module->comm->c_local_group, out);
+    ret = ompi_group_translate_ranks(group, count, in, module->group, out);
     if (OMPI_SUCCESS != ret) {
         goto cleanup;
     }

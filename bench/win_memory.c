@@ -158,7 +158,11 @@ int main(int argc, char **argv)
 {
     static range_t before[MAX_MAPS], after[MAX_MAPS];
     int windows = 8, warmup = 0, dynamic = 0, comm = 0, time_n = 0;
-    static struct bench_win win[MAX_WINDOWS + 1];
+    /* every window stays alive until all are measured: a component that
+     * keeps a freed window's resources for the next one (newrma's segment
+     * reuse) must not have a measured window charged nothing */
+    static struct bench_win wins[COMM + 1][MAX_WINDOWS + 1];
+    int made[COMM + 1] = { 0 }, warm[COMM + 1] = { 0 };
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -176,19 +180,19 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (int f = BENCH_ALLOCATE; f <= COMM; ++f) {
         if ((BENCH_DYNAMIC == f && !dynamic) || (COMM == f && !comm)) continue;
+        struct bench_win *win = wins[f];
         int ok = 1, all_ok;
         if (warmup) {
             ok = MPI_SUCCESS == make(f, windows, &win[windows]);
             MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-            if (ok) release(f, windows, windows + 1, win);
+            warm[f] = ok;
         }
         MPI_Barrier(MPI_COMM_WORLD);
         int nb = shared_maps(before);
         long rss0 = rss_bytes(), heap0 = heap_bytes();
-        int made = 0;
         for (int w = 0; ok && w < windows; ++w) {
             if (MPI_SUCCESS != make(f, w, &win[w])) { ok = 0; break; }
-            made = w + 1;
+            made[f] = w + 1;
         }
         long mapped = ok ? new_shared_bytes(before, nb, after, shared_maps(after)) / windows : -1;
         long heap = ok ? (heap_bytes() - heap0) / windows : -1;
@@ -204,7 +208,10 @@ int main(int argc, char **argv)
                 printf("%s ranks=%d declined\n", flavor_name[f], size);
             fflush(stdout);
         }
-        release(f, 0, made, win);
+    }
+    for (int f = COMM; f >= BENCH_ALLOCATE; --f) {
+        release(f, 0, made[f], wins[f]);
+        if (warm[f]) release(f, windows, windows + 1, wins[f]);
     }
     for (int f = BENCH_ALLOCATE; time_n > 0 && f < BENCH_NFLAVORS; ++f) {
         if (BENCH_DYNAMIC == f && !dynamic) continue;

@@ -73,17 +73,25 @@ static inline int test_finalize(const char *name)
     return all_errors ? 1 : 0;
 }
 
-/* An integer or boolean MCA parameter of newrma through MPI_T (0 if there is
- * no such variable).  The caller has called MPI_T_init_thread. */
-static inline int test_cvar_int(const char *name)
+/* An MCA parameter of newrma through MPI_T (0 if there is no such
+ * variable), read into 64 bits: a size_t variable fills them, an int or a
+ * boolean the low half (x86-64 and aarch64 are little-endian).  The caller
+ * has called MPI_T_init_thread. */
+static inline unsigned long long test_cvar_u64(const char *name)
 {
-    int index, count, value = 0;
+    int index, count;
+    unsigned long long value = 0;
     MPI_T_cvar_handle handle;
     if (MPI_SUCCESS != MPI_T_cvar_get_index(name, &index)) return 0;
     MPI_T_cvar_handle_alloc(index, NULL, &handle, &count);
     MPI_T_cvar_read(handle, &value);
     MPI_T_cvar_handle_free(&handle);
     return value;
+}
+
+static inline int test_cvar_int(const char *name)
+{
+    return (int) test_cvar_u64(name);
 }
 
 /* ---- window flavors ---------------------------------------------------- */
