@@ -161,7 +161,7 @@ struct osc_newrma_target_t {
     osc_newrma_lock_state_t lock_state;
     int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
     int lock_assert;             /* MPI_MODE_NOCHECK or 0 */
-    int qnode;                   /* queue node an exclusive holder keeps, or -1 */
+    int lock_ticket;             /* what the lock holder gives back at unlock (osc_newrma_lock.c) */
 
     /* active-message path: the operation table's per-target part */
     opal_list_t pending;         /* operation elements not issued yet */

@@ -29,7 +29,8 @@
  * against a window-wide count of exclusive lockers (a Dekker-style pair of
  * fetch-and-adds with a full barrier between); an exclusive locker waits
  * for the lock_all holders to leave, a lock_all caller for the exclusive
- * lockers.  See docs/architecture.md.
+ * lockers.  Exclusive lockers announce themselves only from the window's
+ * first lock_all on (the lock mode, below).  See docs/architecture.md.
  */
 
 #include "ompi_config.h"
@@ -236,34 +237,94 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
 }
 
 /* ------------------------------------------------------------------ */
+/* the lock mode: when exclusive lockers announce themselves           */
+/* ------------------------------------------------------------------ */
+
+/* lock_all's O(1) path needs exclusive lockers to announce themselves on a
+ * window-wide word (two atomics on a line every locker writes, and a full
+ * barrier).  Most windows never see a lock_all, so announcing starts with
+ * the first one: it sets the window-wide mode to SWITCHING, waits until no
+ * target has an unannounced writer, and sets ANNOUNCE, never cleared.  An
+ * unannounced writer checks the mode after it got the lock (a Dekker pair
+ * with the switch: it sees the switch, or the switch sees its lock); if the
+ * switch began, it steps out and comes back announced. */
+#define LOCK_MODE_QUIET     0
+#define LOCK_MODE_SWITCHING 1
+#define LOCK_MODE_ANNOUNCE  2
+
+/* a lock holder's ticket: queue node id + 1 (0: none) | announced */
+#define TICKET_ANNOUNCED (1 << 30)
+
+static volatile int64_t *lock_mode(ompi_osc_newrma_module_t *module)
+{
+    return osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCK_MODE);
+}
+
+static void wait_lock_mode(ompi_osc_newrma_module_t *module, int64_t mode)
+{
+    unsigned int spins = 0;
+
+    while (__atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE) != mode) {
+        osc_newrma_backoff(&spins);
+    }
+}
+
+static void wait_no_writer(osc_newrma_lock_word_t *lock)
+{
+    unsigned int spins = 0;
+
+    while (__atomic_load_n(&lock->state, __ATOMIC_ACQUIRE) & WRITER_ACTIVE) {
+        osc_newrma_backoff(&spins);
+    }
+}
+
+/* The first lock_all of the window makes exclusive lockers announce
+ * themselves; concurrent first callers wait for the one that switches. */
+static void lock_mode_announce(ompi_osc_newrma_module_t *module)
+{
+    int64_t expected = LOCK_MODE_QUIET;
+
+    if (LOCK_MODE_ANNOUNCE == __atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    if (!opal_atomic_compare_exchange_strong_64(lock_mode(module), &expected, LOCK_MODE_SWITCHING)) {
+        wait_lock_mode(module, LOCK_MODE_ANNOUNCE);
+        return;
+    }
+    osc_newrma_mb_after_rmw();
+    for (int target = 0 ; target < module->size ; ++target) {
+        wait_no_writer(osc_newrma_shm_lock(&module->shm, target));
+    }
+    __atomic_store_n(lock_mode(module), LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------ */
 /* MPI_Win_lock / unlock on one target                                 */
 /* ------------------------------------------------------------------ */
 
-static void exclusive_wanted_add(ompi_osc_newrma_module_t *module, int64_t delta)
+static volatile int64_t *global_word(ompi_osc_newrma_module_t *module, int which)
 {
-    (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), delta);
+    return osc_newrma_shm_global(&module->shm, which);
 }
 
-int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool exclusive)
+/* Keep O(1) lock_all holders out, and wait for those already in. */
+static void exclusive_announce(ompi_osc_newrma_module_t *module)
 {
-    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
-    int me = qnode_take(module);
-
-    if (!exclusive) {
-        start_read(module, lock, me);
-        if (me >= 0) {
-            qnode_give(module, me);   /* readers need no node while they hold */
-        }
-        return -1;
-    }
-    /* keep O(1) lock_all holders out, and wait for those already in */
-    exclusive_wanted_add(module, 1);
-    opal_atomic_mb();
-    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    volatile int64_t *lockall = global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS);
     unsigned int spins = 0;
+
+    (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), 1);
+    osc_newrma_mb_after_rmw();
     while (0 != *lockall) {
         osc_newrma_backoff(&spins);
     }
+}
+
+/* The writer's half of the lock: returns the queue node it keeps, or -1. */
+static int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+{
+    int me = qnode_take(module);
+
     if (me < 0) {
         start_write_unqueued(lock);
     } else if (try_write_unqueued(lock)) {
@@ -275,7 +336,48 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
     return me;
 }
 
-void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool exclusive, int qnode_id)
+static void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+{
+    if (me < 0) {
+        end_write_unqueued(module, lock);
+    } else {
+        end_write(module, lock, me);
+        qnode_give(module, me);
+    }
+}
+
+int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool exclusive)
+{
+    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
+    int64_t mode = __atomic_load_n(lock_mode(module), __ATOMIC_RELAXED);
+    int me;
+
+    if (!exclusive) {
+        me = qnode_take(module);
+        start_read(module, lock, me);
+        if (me >= 0) {
+            qnode_give(module, me);   /* readers need no node while they hold */
+        }
+        return 0;
+    }
+    for (;;) {
+        if (LOCK_MODE_QUIET != mode) {
+            /* (not waiting for the switch to end: this process may hold
+             * unannounced locks the switch waits for) */
+            exclusive_announce(module);
+            return (write_lock(module, lock) + 1) | TICKET_ANNOUNCED;
+        }
+        me = write_lock(module, lock);
+        osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
+        mode = __atomic_load_n(lock_mode(module), __ATOMIC_RELAXED);
+        if (LOCK_MODE_QUIET == mode) {
+            return me + 1;
+        }
+        write_unlock(module, lock, me);   /* the first lock_all may not see us */
+    }
+}
+
+void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool exclusive, int ticket)
 {
     osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
 
@@ -283,13 +385,10 @@ void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool 
         end_read(module, lock);
         return;
     }
-    if (qnode_id < 0) {
-        end_write_unqueued(module, lock);
-    } else {
-        end_write(module, lock, qnode_id);
-        qnode_give(module, qnode_id);
+    write_unlock(module, lock, (ticket & ~TICKET_ANNOUNCED) - 1);
+    if (ticket & TICKET_ANNOUNCED) {
+        (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), -1);
     }
-    exclusive_wanted_add(module, -1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -302,13 +401,14 @@ void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool 
  * outside until there is none (writer preference). */
 void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
-    volatile int64_t *wanted = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
+    volatile int64_t *lockall = global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS);
+    volatile int64_t *wanted = global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
     unsigned int spins = 0;
 
+    lock_mode_announce(module);
     for (;;) {
         (void) opal_atomic_fetch_add_64(lockall, 1);
-        opal_atomic_mb();
+        osc_newrma_mb_after_rmw();
         if (0 == *wanted) {
             return;
         }
@@ -322,5 +422,5 @@ void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 void osc_newrma_lock_all_release(ompi_osc_newrma_module_t *module)
 {
     opal_atomic_wmb();   /* release */
-    (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
+    (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
 }

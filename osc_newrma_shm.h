@@ -82,6 +82,7 @@ enum {
     NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier: arrivals so far, never reset */
     NEWRMA_GLOBAL_LOCKALL_READERS,       /* lock_all holders on the O(1) path */
     NEWRMA_GLOBAL_EXCLUSIVE_WANTED,      /* exclusive lock holders and waiters */
+    NEWRMA_GLOBAL_LOCK_MODE,             /* whether exclusive lockers announce themselves */
     NEWRMA_GLOBAL_LINES
 };
 
@@ -269,6 +270,19 @@ static inline void osc_newrma_cpu_relax(void)
     __asm__ __volatile__("yield" ::: "memory");
 #else
     opal_atomic_rmb();
+#endif
+}
+
+/* A full barrier right after an atomic read-modify-write, where a store must
+ * be ordered before a later load (the Dekker-style pairs of the locks): x86's
+ * locked instructions are full barriers already, so there only the compiler
+ * must keep the order (Linux's smp_mb__after_atomic); elsewhere a fence. */
+static inline void osc_newrma_mb_after_rmw(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("" ::: "memory");
+#else
+    opal_atomic_mb();
 #endif
 }
 

@@ -97,6 +97,15 @@ static inline int64_t ring_cell(int64_t ticket, int64_t slots, int32_t value_plu
     return (int64_t) (((uint64_t) (ticket / slots) << 32) | (uint32_t) value_plus_one);
 }
 
+/* A ring that cannot fill needs no "empty" mark: posters do not read their
+ * cell, and the owner compares the lap.  Not writing it keeps the line the
+ * poster writes next out of the owner's store buffer: the owner's next
+ * locked instruction (a completion) would wait for that write's transfer. */
+static inline bool ring_can_fill(const ompi_osc_newrma_module_t *module)
+{
+    return module->shm.layout.ring_slots < (unsigned int) module->size;
+}
+
 static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
 {
     const osc_newrma_shm_t *shm = &module->shm;
@@ -105,12 +114,17 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
     volatile int64_t *cell = &osc_newrma_shm_ring(shm, origin)[ticket % slots];
     unsigned int spins = 0;
 
-    /* A cell still holding the previous lap's notice is a full ring: wait
-     * for the origin to take it (back-pressure).  Meanwhile we take our own:
-     * ranks that all post to each other before starting (all-to-all PSCW
-     * with rings smaller than the group) would otherwise wait for each
-     * other forever. */
-    while (*cell != ring_cell(ticket, slots, 0)) {
+    /* A ring with a cell for every rank cannot be full: a rank has at most
+     * one notice per origin not yet taken (it posts again only after this
+     * origin completed with it, and the origin takes notices in ticket
+     * order), so the cell is free and the poster need not read it -- one
+     * line transfer less per PSCW round.
+     * A smaller ring: a cell still holding the previous lap's notice is a
+     * full ring, so wait for the origin to take it (back-pressure).
+     * Meanwhile we take our own: ranks that all post to each other before
+     * starting (all-to-all PSCW with rings smaller than the group) would
+     * otherwise wait for each other forever. */
+    while (ring_can_fill(module) && *cell != ring_cell(ticket, slots, 0)) {
         ring_drain_locked(module);
         osc_newrma_backoff(&spins);
     }
@@ -118,14 +132,15 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
     *cell = ring_cell(ticket, slots, value + 1);
 }
 
-/* Is the owner's next cell filled? */
+/* Is the owner's next cell filled (for the head's lap)? */
 static inline bool ring_ready(const ompi_osc_newrma_module_t *module)
 {
     int64_t slots = module->shm.layout.ring_slots, head = module->post_head;
     int64_t cell = osc_newrma_shm_ring(&module->shm, module->rank)[head % slots];
 
-    return cell != ring_cell(head, slots, 0);
+    return cell > ring_cell(head, slots, 0);
 }
+
 
 /* Move every notice in our ring to the private list of notices not yet
  * matched by a start. */
@@ -147,7 +162,9 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
         }
         opal_atomic_rmb();
         module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) ring[head % slots] - 1;
-        ring[head % slots] = ring_cell(head + slots, slots, 0);
+        if (ring_can_fill(module)) {
+            ring[head % slots] = ring_cell(head + slots, slots, 0);
+        }
         module->post_head = head + 1;
     }
     return OMPI_SUCCESS;
@@ -204,8 +221,8 @@ int osc_newrma_signal_window_add(ompi_osc_newrma_module_t *module)
 {
     drain_item_t *item;
 
-    if (module->shm.layout.ring_slots >= (unsigned int) module->size) {
-        return OMPI_SUCCESS;        /* the ring can never fill */
+    if (!ring_can_fill(module)) {
+        return OMPI_SUCCESS;
     }
     if (!drain_ready) {
         OBJ_CONSTRUCT(&drain_windows, opal_list_t);

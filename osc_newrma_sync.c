@@ -340,7 +340,7 @@ int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_
     /* an on-node target: take the lock in the segment, no message
      * (MEM_SYNC after the grant, inside) */
     if (!element->lock_assert) {
-        element->qnode = osc_newrma_lock_acquire(module, target, MPI_LOCK_EXCLUSIVE == lock_type);
+        element->lock_ticket = osc_newrma_lock_acquire(module, target, MPI_LOCK_EXCLUSIVE == lock_type);
     } else {
         opal_atomic_mb();
     }
@@ -361,7 +361,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     }
     /* operations are complete when they return; release orders them */
     if (!element->lock_assert) {
-        osc_newrma_lock_release(module, target, MPI_LOCK_EXCLUSIVE == element->lock_type, element->qnode);
+        osc_newrma_lock_release(module, target, MPI_LOCK_EXCLUSIVE == element->lock_type, element->lock_ticket);
     } else {
         opal_atomic_mb();
     }

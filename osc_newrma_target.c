@@ -18,7 +18,7 @@ static void target_construct(osc_newrma_target_t *target)
     target->lock_state = NEWRMA_LOCK_CALLED;
     target->lock_type = 0;
     target->lock_assert = 0;
-    target->qnode = -1;
+    target->lock_ticket = 0;
     /* active-message path (an element is returned with nothing queued) */
     OBJ_CONSTRUCT(&target->pending, opal_list_t);
     target->npending = 0;
