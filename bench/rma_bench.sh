@@ -150,7 +150,8 @@ for ((r = 0; r < win_rounds; r++)); do
                     for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
                     print "winmap", key, comp, v["mapped_per_proc"] >> raw
                     print "winheap", key, comp, v["heap_per_proc"] >> raw
-                    print "winrss", key, comp, v["rss_per_proc"] >> raw }
+                    print "winrss", key, comp, v["rss_per_proc"] >> raw
+                    print "winnode", key, comp, v["node_per_proc"] >> raw }
                 / create_free_us=/ { split($3, kv, "="); print "wintime", key, comp, kv[2] >> raw }' "$f.txt"
         done
     done
@@ -211,6 +212,7 @@ table() { # table direction title
     table winmap lo "shared memory mapped per window per process (B)"
     table winheap lo "malloc heap per window per process (B)"
     table winrss lo "resident memory per window per process (B)"
+    table winnode lo "node memory per window / P (B): all heaps + each shared file once"
     if [ -s "$notes" ]; then
         echo "notes:"
         awk '!seen[$0]++ { print "  " $0 }' "$notes"

@@ -28,8 +28,10 @@
  *                   slowest rank's return from free (MPI_MAX); the median
  *
  * Output (rank 0): one line per flavor
- *   <flavor> ranks=N mapped_per_proc=B heap_per_proc=B rss_per_proc=B
- * (averages over the ranks of the per-window growth), or
+ *   <flavor> ranks=N mapped_per_proc=B heap_per_proc=B rss_per_proc=B node_per_proc=B
+ * (averages over the ranks of the per-window growth; node_per_proc: what a
+ * window costs the node -- every process's heap growth plus each shared
+ * file once, however many processes map it -- divided by the ranks), or
  *   <flavor> ranks=N declined
  * and with --time one line per flavor
  *   <flavor> ranks=N create_free_us=T      (or create_free_us=-: declined)
@@ -43,19 +45,23 @@
 #define MAX_WINDOWS 64
 #define WIN_BYTES 4096
 
-typedef struct { unsigned long start, end; } range_t;
+static int rank, size, do_puts;
 
-/* Address ranges of the shared (MAP_SHARED: 's' in the perms) mappings. */
+typedef struct { unsigned long start, end, dev, inode; } range_t;
+
+/* Address ranges (and backing file) of the shared (MAP_SHARED: 's' in the
+ * perms) mappings. */
 static int shared_maps(range_t *out)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512];
     int n = 0;
     while (f && fgets(line, sizeof(line), f) && n < MAX_MAPS) {
-        unsigned long s, e;
+        unsigned long s, e, off, major, minor, inode;
         char perms[8];
-        if (3 == sscanf(line, "%lx-%lx %7s", &s, &e, perms) && 's' == perms[3]) {
-            out[n].start = s; out[n].end = e; n++;
+        if (7 == sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &s, &e, perms, &off, &major, &minor, &inode)
+            && 's' == perms[3]) {
+            out[n].start = s; out[n].end = e; out[n].dev = major << 20 | minor; out[n].inode = inode; n++;
         }
     }
     if (f) fclose(f);
@@ -79,16 +85,67 @@ static long heap_bytes(void)
     return (long) (mi.uordblks + mi.hblkhd);
 }
 
-static long new_shared_bytes(const range_t *before, int nb, const range_t *after, int na)
+/* the mappings in `after` that are not in `before` (at most MAX_NEW) */
+#define MAX_NEW 256
+static int new_mappings(const range_t *before, int nb, const range_t *after, int na, range_t *out)
 {
-    long total = 0;
-    for (int i = 0; i < na; ++i) {
+    int n = 0;
+    for (int i = 0; i < na && n < MAX_NEW; ++i) {
         int seen = 0;
         for (int j = 0; j < nb && !seen; ++j)
             seen = before[j].start == after[i].start && before[j].end == after[i].end;
-        if (!seen) total += (long) (after[i].end - after[i].start);
+        if (!seen) out[n++] = after[i];
     }
+    return n;
+}
+
+static long bytes_of(const range_t *r, int n)
+{
+    long total = 0;
+    for (int i = 0; i < n; ++i) total += (long) (r[i].end - r[i].start);
     return total;
+}
+
+/* What the new windows cost the node: every process's heap growth, plus
+ * each shared file counted once however many processes map it (the largest
+ * mapping of it; anonymous shared mappings, inode 0, once per process).
+ * Collective; the result on rank 0. */
+static long node_bytes(const range_t *mine, int n, long heap)
+{
+    static range_t all[MAX_NEW * 1024];
+    int counts[1024] = { 0 };
+    range_t padded[MAX_NEW];
+    long heaps = 0, shared = 0;
+
+    memset(padded, 0, sizeof(padded));
+    memcpy(padded, mine, sizeof(range_t) * (size_t) n);
+    if (size > 1024) return -1;
+    MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(padded, (int) sizeof(padded), MPI_BYTE, all, (int) sizeof(padded), MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&heap, &heaps, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (0 != rank) return 0;
+    for (int p = 0; p < size; ++p) {
+        for (int i = 0; i < counts[p]; ++i) {
+            const range_t *m = &all[p * MAX_NEW + i];
+            long bytes = (long) (m->end - m->start);
+            int first = 1;
+            for (int q = 0; q <= p && first && 0 != m->inode; ++q)
+                for (int j = 0; j < counts[q] && first; ++j) {
+                    const range_t *o = &all[q * MAX_NEW + j];
+                    if ((q < p || j < i) && o->inode == m->inode && o->dev == m->dev) first = 0;
+                }
+            if (!first) continue;
+            /* the largest mapping of this file, by any process */
+            for (int q = 0; q < size && 0 != m->inode; ++q)
+                for (int j = 0; j < counts[q]; ++j) {
+                    const range_t *o = &all[q * MAX_NEW + j];
+                    if (o->inode == m->inode && o->dev == m->dev && (long) (o->end - o->start) > bytes)
+                        bytes = (long) (o->end - o->start);
+                }
+            shared += bytes;
+        }
+    }
+    return shared + heaps;
 }
 
 /* the window flavors of bench_common.h, then a communicator duplicate */
@@ -97,7 +154,6 @@ static const char *flavor_name[] = { "allocate", "create", "dynamic", "comm_dup"
 static MPI_Comm comms[MAX_WINDOWS + 1];
 static char create_mem[MAX_WINDOWS + 1][WIN_BYTES];
 static char dynamic_mem[MAX_WINDOWS + 1][WIN_BYTES];
-static int rank, size, do_puts;
 
 /* create window w of a flavor and touch it; MPI_SUCCESS or an error.
  * The memory of create/dynamic windows is static, so that the heap growth
@@ -194,16 +250,21 @@ int main(int argc, char **argv)
             if (MPI_SUCCESS != make(f, w, &win[w])) { ok = 0; break; }
             made[f] = w + 1;
         }
-        long mapped = ok ? new_shared_bytes(before, nb, after, shared_maps(after)) / windows : -1;
-        long heap = ok ? (heap_bytes() - heap0) / windows : -1;
+        static range_t fresh[MAX_NEW];
+        int nf = new_mappings(before, nb, after, shared_maps(after), fresh);
+        long heap_all = heap_bytes() - heap0;
+        long mapped = ok ? bytes_of(fresh, nf) / windows : -1;
+        long heap = ok ? heap_all / windows : -1;
         long rss = ok ? (rss_bytes() - rss0) / windows : -1;
         long sums[3] = { mapped, heap, rss }, totals[3];
         MPI_Reduce(sums, totals, 3, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+        long node = node_bytes(fresh, nf, heap_all);
         MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         if (0 == rank) {
             if (all_ok)
-                printf("%s ranks=%d mapped_per_proc=%ld heap_per_proc=%ld rss_per_proc=%ld\n", flavor_name[f], size,
-                       totals[0] / size, totals[1] / size, totals[2] / size);
+                printf("%s ranks=%d mapped_per_proc=%ld heap_per_proc=%ld rss_per_proc=%ld node_per_proc=%ld\n",
+                       flavor_name[f], size, totals[0] / size, totals[1] / size, totals[2] / size,
+                       node / windows / size);
             else
                 printf("%s ranks=%d declined\n", flavor_name[f], size);
             fflush(stdout);
