@@ -115,7 +115,7 @@ static int component_register(void)
     register_uint("slots",
         "Number of slots of a window's operation table: target elements are kept in slot "
         "(rank mod slots), so lookups cost O(targets per slot) and a window's memory does not "
-        "grow with the communicator size (minimum 1)",
+        "grow with the communicator size (rounded down to a power of two; minimum 1)",
         OPAL_INFO_LVL_5, 64, &c->slots);
     register_uint("op_pool_local",
         "Operation elements reserved for each window (window-local pool, active-message path)",

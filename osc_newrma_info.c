@@ -43,10 +43,18 @@ static char *update_bool(bool *field, char *value)
     return bool_string(*field);
 }
 
+/* A window created with no_locks=true has no lock words in its segment: it
+ * keeps the hint (locks stay refused) when MPI_Win_set_info takes it back.
+ * Active-message windows lock by messages and can take it back. */
 static char *set_no_locks(opal_infosubscriber_t *obj, char *key, char *value)
 {
+    ompi_osc_newrma_module_t *module = module_of(obj);
+
     (void) key;
-    return update_bool(&module_of(obj)->no_locks, value);
+    if (module->created && NEWRMA_PATH_AM != module->path && SIZE_MAX == module->shm.layout.lock_in_rank) {
+        return bool_string(true);
+    }
+    return update_bool(&module->no_locks, value);
 }
 
 static char *set_same_size(opal_infosubscriber_t *obj, char *key, char *value)

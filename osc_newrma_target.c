@@ -12,15 +12,16 @@
 
 #include "osc_newrma.h"
 
-static void target_construct(osc_newrma_target_t *target)
+/* Every field but the queue of pending operations, which an element always
+ * comes back to the pool without (the active-message path drains it). */
+static void target_reset(osc_newrma_target_t *target)
 {
     target->rank = -1;
     target->lock_state = NEWRMA_LOCK_CALLED;
     target->lock_type = 0;
     target->lock_assert = 0;
     target->lock_ticket = 0;
-    /* active-message path (an element is returned with nothing queued) */
-    OBJ_CONSTRUCT(&target->pending, opal_list_t);
+    /* active-message path */
     target->npending = 0;
     target->issued = 0;
     target->waiting = 0;
@@ -36,11 +37,22 @@ static void target_construct(osc_newrma_target_t *target)
     target->busy = 0;
 }
 
+static void target_construct(osc_newrma_target_t *target)
+{
+    OBJ_CONSTRUCT(&target->pending, opal_list_t);
+    target_reset(target);
+}
+
 OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);
 
 int osc_newrma_slots_init(ompi_osc_newrma_module_t *module)
 {
-    module->num_slots = mca_osc_newrma_component.slots;
+    /* a power of two: the slot of a rank is a mask, not a division, on
+     * every lock and every operation's epoch check */
+    module->num_slots = 1;
+    while (2 * module->num_slots <= mca_osc_newrma_component.slots) {
+        module->num_slots *= 2;
+    }
     module->slots = malloc(sizeof(opal_list_t) * module->num_slots);
     if (NULL == module->slots) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -69,7 +81,7 @@ void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module)
 
 static opal_list_t *slot_of(ompi_osc_newrma_module_t *module, int rank)
 {
-    return &module->slots[(unsigned int) rank % module->num_slots];
+    return &module->slots[(unsigned int) rank & (module->num_slots - 1)];
 }
 
 osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank)
@@ -92,7 +104,7 @@ osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int
     if (NULL == target) {
         return NULL;
     }
-    target_construct(target);
+    target_reset(target);
     target->rank = rank;
     opal_list_append(slot_of(module, rank), &target->super.super);
     return target;

@@ -9,7 +9,10 @@
  * - MPI_Win_set_info changes no_locks, accumulate_ordering and
  *   accumulate_ops (malformed values ignored: the value in effect stays),
  *   but not same_size, same_disp_unit, alloc_shared_noncontig;
- * - no_locks=true is honored (lock refused), malformed no_locks is not.
+ * - no_locks=true is honored (lock refused), malformed no_locks is not;
+ *   taken back with MPI_Win_set_info on a window created with it, locks stay
+ *   refused where the window was laid out without lock words (newrma's node
+ *   windows), never a crash.
  * After MPI_Win_set_info, Open MPI 4.1's info layer (not the component)
  * reports the string the user passed, whatever the component keeps
  * (opal_infosubscribe_change_info saves it as "__IN_<key>" after the
@@ -241,6 +244,19 @@ static void run(int flavor)
         snprintf(ctx, sizeof(ctx), "%s, created with fixed keys true, set_info false + no_locks=true", fl);
         expect_info(tw.win, ctx, expect);
         check_locks(&tw, ctx, 0);
+        test_win_free(&tw);
+    }
+
+    /* created with no_locks=true, then set_info no_locks=false: newrma's
+     * node windows were laid out without lock words and keep refusing locks
+     * (MPI_Win_set_info's hints need not be honored); active-message
+     * windows lock by messages and take locks again.  Never a crash. */
+    {
+        static const char *const pairs[] = { "no_locks", "true", NULL };
+        open_with(&tw, flavor, pairs);
+        set_info(tw.win, "no_locks", "false");
+        snprintf(ctx, sizeof(ctx), "%s, created with no_locks=true, set_info no_locks=false", fl);
+        check_locks(&tw, ctx, test_am_path(flavor));
         test_win_free(&tw);
     }
 }
