@@ -37,6 +37,17 @@ static inline void osc_newrma_datatype_layout(struct ompi_datatype_t *dt, int co
     ptrdiff_t lb, extent, true_lb, true_extent, stride_total, first, last;
     size_t type_size;
 
+    /* the common case, a type without gaps that starts at its address (every
+     * predefined type but the pair types, contiguous derived types): its
+     * data is one block of count x size bytes at offset 0 */
+    if (OPAL_LIKELY((dt->super.flags & OPAL_DATATYPE_FLAG_NO_GAPS) && 0 == dt->super.true_lb && count >= 0)) {
+        layout->contiguous = true;
+        layout->gap = 0;
+        layout->overflows = __builtin_mul_overflow(dt->super.size, (size_t) count, &layout->bytes)
+                            || layout->bytes > (size_t) PTRDIFF_MAX;
+        layout->span = layout->bytes;
+        return;
+    }
     ompi_datatype_type_size(dt, &type_size);
     layout->bytes = type_size * (size_t) count;
     layout->contiguous = ompi_datatype_is_contiguous_memory_layout(dt, count);
