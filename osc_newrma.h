@@ -93,6 +93,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int fifo_depth;
     size_t fifo_fragment_size;
     unsigned int lock_qnodes;
+    unsigned int lock_quiet_after;
     unsigned int post_ring_slots;
     unsigned int acc_stripes;
     size_t acc_granularity;
@@ -279,6 +280,7 @@ struct ompi_osc_newrma_module_t {
 
     /* passive target: which of this process's queue nodes are in use */
     uint64_t qnodes_busy;
+    unsigned int announced_locks;        /* exclusive locks announced since our last lock_all */
 
     /* PSCW: the start group of the current access epoch, as sorted ranks of
      * the window's communicator (O(group), freed at epoch end); post notices

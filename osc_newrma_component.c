@@ -142,6 +142,12 @@ static int component_register(void)
         "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
         "without queueing (still correct, not fair) (minimum 1)",
         OPAL_INFO_LVL_5, 4, &c->lock_qnodes);
+    register_uint("lock_quiet_after",
+        "After a window's lock_all, exclusive lockers announce themselves (two atomics more per lock) "
+        "so that lock_all stays O(1).  A process that takes this many times the number of ranks "
+        "exclusive locks without a lock_all of its own tries to end the announcing (the next lock_all "
+        "then waits out the writers once, O(ranks)) (0: never)",
+        OPAL_INFO_LVL_5, 64, &c->lock_quiet_after);
     register_size("cma_batch_bytes",
         "Single-copy (create/dynamic windows on one node) puts and gets of contiguous data up to this "
         "many bytes are gathered, up to 64 to one target, and issued as one process_vm_writev/readv "

@@ -244,13 +244,20 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
  * window-wide word (two atomics on a line every locker writes, and a full
  * barrier).  Most windows never see a lock_all, so announcing starts with
  * the first one: it sets the window-wide mode to SWITCHING, waits until no
- * target has an unannounced writer, and sets ANNOUNCE, never cleared.  An
- * unannounced writer checks the mode after it got the lock (a Dekker pair
- * with the switch: it sees the switch, or the switch sees its lock); if the
- * switch began, it steps out and comes back announced. */
+ * target has an unannounced writer, and sets ANNOUNCE.  An unannounced
+ * writer checks the mode after it got the lock (a Dekker pair with the
+ * switch: it sees the switch, or the switch sees its lock); if a switch
+ * began, it steps out and comes back announced.
+ * A process that then takes many exclusive locks and no lock_all tries to
+ * go back (osc_newrma_lock_quiet_after): ANNOUNCE -> REVERTING, and QUIET if
+ * no lock_all holder is in (a Dekker pair with lock_all's entry, which
+ * checks the mode after counting itself in and starts over if it is no
+ * longer ANNOUNCE), else back to ANNOUNCE.  Announced holders keep their
+ * announcement until they release; the next lock_all switches again. */
 #define LOCK_MODE_QUIET     0
 #define LOCK_MODE_SWITCHING 1
 #define LOCK_MODE_ANNOUNCE  2
+#define LOCK_MODE_REVERTING 3
 
 /* a lock holder's ticket: queue node id + 1 (0: none) | announced */
 #define TICKET_ANNOUNCED (1 << 30)
@@ -260,13 +267,9 @@ static volatile int64_t *lock_mode(ompi_osc_newrma_module_t *module)
     return osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCK_MODE);
 }
 
-static void wait_lock_mode(ompi_osc_newrma_module_t *module, int64_t mode)
+static int64_t lock_mode_read(ompi_osc_newrma_module_t *module)
 {
-    unsigned int spins = 0;
-
-    while (__atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE) != mode) {
-        osc_newrma_backoff(&spins);
-    }
+    return __atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE);
 }
 
 static void wait_no_writer(osc_newrma_lock_word_t *lock)
@@ -278,24 +281,58 @@ static void wait_no_writer(osc_newrma_lock_word_t *lock)
     }
 }
 
-/* The first lock_all of the window makes exclusive lockers announce
- * themselves; concurrent first callers wait for the one that switches. */
+/* Until the mode is ANNOUNCE: switch to it from QUIET (waiting out the
+ * unannounced writers), or wait for another process's switch or revert. */
 static void lock_mode_announce(ompi_osc_newrma_module_t *module)
 {
-    int64_t expected = LOCK_MODE_QUIET;
+    unsigned int spins = 0;
 
-    if (LOCK_MODE_ANNOUNCE == __atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE)) {
+    for (;;) {
+        int64_t mode = lock_mode_read(module);
+        if (LOCK_MODE_ANNOUNCE == mode) {
+            return;
+        }
+        if (LOCK_MODE_QUIET == mode
+            && opal_atomic_compare_exchange_strong_64(lock_mode(module), &mode, LOCK_MODE_SWITCHING)) {
+            osc_newrma_mb_after_rmw();
+            for (int target = 0 ; target < module->size ; ++target) {
+                wait_no_writer(osc_newrma_shm_lock(&module->shm, target));
+            }
+            __atomic_store_n(lock_mode(module), LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
+            NEWRMA_VERBOSE(30, "lock mode: exclusive lockers announce themselves (a lock_all)");
+            return;
+        }
+        osc_newrma_backoff(&spins);
+    }
+}
+
+/* ANNOUNCE -> QUIET when no lock_all holder is in. */
+static void lock_mode_try_quiet(ompi_osc_newrma_module_t *module)
+{
+    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    int64_t mode = LOCK_MODE_ANNOUNCE;
+
+    if (!opal_atomic_compare_exchange_strong_64(lock_mode(module), &mode, LOCK_MODE_REVERTING)) {
         return;
     }
-    if (!opal_atomic_compare_exchange_strong_64(lock_mode(module), &expected, LOCK_MODE_SWITCHING)) {
-        wait_lock_mode(module, LOCK_MODE_ANNOUNCE);
-        return;
+    osc_newrma_mb_after_rmw();   /* the mode we set before the holders we read */
+    mode = 0 == *lockall ? LOCK_MODE_QUIET : LOCK_MODE_ANNOUNCE;
+    __atomic_store_n(lock_mode(module), mode, __ATOMIC_RELEASE);
+    NEWRMA_VERBOSE(30, "lock mode: %s", LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"
+                                                                : "still announcing (a lock_all holder is in)");
+}
+
+/* Count an announced exclusive lock; many in a row: try to end announcing. */
+static void lock_mode_count_announced(ompi_osc_newrma_module_t *module)
+{
+    unsigned int after = mca_osc_newrma_component.lock_quiet_after;
+
+    /* a heuristic count: threads may share it without a lock */
+    if (0 != after
+        && __atomic_add_fetch(&module->announced_locks, 1, __ATOMIC_RELAXED) >= after * (unsigned int) module->size) {
+        __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);
+        lock_mode_try_quiet(module);
     }
-    osc_newrma_mb_after_rmw();
-    for (int target = 0 ; target < module->size ; ++target) {
-        wait_no_writer(osc_newrma_shm_lock(&module->shm, target));
-    }
-    __atomic_store_n(lock_mode(module), LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------ */
@@ -362,10 +399,12 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
     }
     for (;;) {
         if (LOCK_MODE_QUIET != mode) {
-            /* (not waiting for the switch to end: this process may hold
+            /* (not waiting for a switch to end: this process may hold
              * unannounced locks the switch waits for) */
             exclusive_announce(module);
-            return (write_lock(module, lock) + 1) | TICKET_ANNOUNCED;
+            me = write_lock(module, lock);
+            lock_mode_count_announced(module);
+            return (me + 1) | TICKET_ANNOUNCED;
         }
         me = write_lock(module, lock);
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
@@ -405,10 +444,16 @@ void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
     volatile int64_t *wanted = global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
     unsigned int spins = 0;
 
-    lock_mode_announce(module);
+    __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);
     for (;;) {
+        lock_mode_announce(module);
         (void) opal_atomic_fetch_add_64(lockall, 1);
         osc_newrma_mb_after_rmw();
+        if (LOCK_MODE_ANNOUNCE != lock_mode_read(module)) {
+            /* a revert began: it may not have seen us; start over */
+            (void) opal_atomic_fetch_add_64(lockall, -1);
+            continue;
+        }
         if (0 == *wanted) {
             return;
         }
