@@ -311,6 +311,7 @@ struct ompi_osc_newrma_module_t {
     uint64_t am_lock_calls;              /* MPI_Win_lock calls so far (lock order) */
     bool am_lock_all_window;             /* lock_all uses the window protocol */
     int am_window_answers;               /* its grants / acknowledgements so far */
+    int am_window_refusals;              /* its tried locks refused so far */
     int am_lock_shared;                  /* target side: shared holders */
     bool am_lock_excl;                   /* target side: exclusive holder */
     opal_list_t am_lock_waiters;         /* target side: queued lock requests */

@@ -351,32 +351,83 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
 /* The design's window protocol for lock_all, used when the target elements
  * could not cover every process of the window (the per-target protocol
  * would have to give locks back to reuse elements): every target's shared
- * lock is taken at once, in increasing rank order -- one at a time, so the
- * epoch never waits for a lower rank while holding a higher one, the order
- * a program taking several exclusive locks uses too.  Targets are then
- * GRANTED from the start; their elements may be flushed and freed at will.
- * Grants and acknowledgements for targets without an element are counted
- * on the window (osc_newrma_am_ops.c). */
+ * lock is taken before the epoch begins.  Like the per-target protocol it
+ * never waits while holding a lock: one lock is waited for in line while
+ * nothing is held, every other one is only tried (granted now or refused);
+ * on a refusal everything held is released and the refused target's lock
+ * is the one waited for next.  (Waiting for each in rank order instead
+ * deadlocked with a program holding exclusive locks taken in another
+ * order, tests/lock_mode_switch.c.)  Targets are then GRANTED from the
+ * start; their elements may be flushed and freed at will.  Grants, refusals
+ * and acknowledgements for targets without an element are counted on the
+ * window (osc_newrma_am_ops.c, osc_newrma_am_target.c). */
 static bool window_protocol_needed(const ompi_osc_newrma_module_t *module)
 {
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
     return (size_t) c->target_pool_local + c->target_pool_global < (size_t) module->size;
 }
 
-static int lock_all_window(ompi_osc_newrma_module_t *module)
+/* One target's shared lock, waited for in line or only tried. */
+static int window_lock_one(ompi_osc_newrma_module_t *module, int target, bool try_only, bool *granted)
 {
-    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_LOCK, .flags = NEWRMA_PF_LOCK_SHARED,
+    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_LOCK,
+                                .flags = NEWRMA_PF_LOCK_SHARED | (try_only ? NEWRMA_PF_TRY : 0),
                                 .sender = module->rank, .win = module->am_id };
-    int ret = OMPI_SUCCESS;
+    int answers = module->am_window_answers, refusals = module->am_window_refusals;
+    int ret = osc_newrma_am_send_control(module, target, &hdr, NULL, 0);
 
-    module->am_window_answers = 0;
-    for (int r = 0 ; r < module->size && OMPI_SUCCESS == ret ; ++r) {
-        ret = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
-        while (OMPI_SUCCESS == ret && module->am_window_answers <= r) {
-            osc_newrma_am_progress_once();
+    while (OMPI_SUCCESS == ret && answers == module->am_window_answers
+           && refusals == module->am_window_refusals) {
+        osc_newrma_am_progress_once();
+    }
+    *granted = answers != module->am_window_answers;
+    return ret;
+}
+
+/* Give back the locks held: `first`'s and those of the ranks below `upto`
+ * (a SYNC that unlocks each; its acknowledgement is counted). */
+static int window_unlock_held(ompi_osc_newrma_module_t *module, int first, int upto)
+{
+    osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_SYNC, .flags = NEWRMA_PF_UNLOCK,
+                                .sender = module->rank, .win = module->am_id, .count = 0 };
+    int answers = module->am_window_answers, sent = 0, ret = OMPI_SUCCESS;
+
+    for (int r = 0 ; r < module->size ; ++r) {
+        if (r < upto || r == first) {
+            int ret2 = osc_newrma_am_send_control(module, r, &hdr, NULL, 0);
+            ret = OMPI_SUCCESS == ret ? ret2 : ret;
+            sent += OMPI_SUCCESS == ret2;
         }
     }
+    while (module->am_window_answers - answers < sent) {
+        osc_newrma_am_progress_once();
+    }
     return ret;
+}
+
+static int lock_all_window(ompi_osc_newrma_module_t *module)
+{
+    int first = 0, ret;
+
+    for (;;) {
+        bool granted;
+        int r;
+
+        ret = window_lock_one(module, first, false, &granted);     /* nothing held: wait */
+        for (r = 0 ; OMPI_SUCCESS == ret && r < module->size ; ++r) {
+            if (r != first && (OMPI_SUCCESS != (ret = window_lock_one(module, r, true, &granted)) || !granted)) {
+                break;
+            }
+        }
+        if (OMPI_SUCCESS != ret || r == module->size) {
+            return ret;
+        }
+        ret = window_unlock_held(module, first, r);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        first = r;
+    }
 }
 
 static int compare_ranks(const void *a, const void *b)

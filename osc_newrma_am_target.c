@@ -793,8 +793,9 @@ static void dispatch(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t
         osc_newrma_am_post_arrived(module, hdr->sender);
         break;
     case NEWRMA_PKT_GRANT:
-        if (OMPI_SUCCESS == hdr->status && module->am_lock_all_window) {
-            module->am_window_answers++;     /* lock_all's window protocol */
+        if (module->am_lock_all_window) {
+            /* lock_all's window protocol: granted, or a tried lock refused */
+            ++*(OMPI_SUCCESS == hdr->status ? &module->am_window_answers : &module->am_window_refusals);
         } else if (OMPI_SUCCESS == hdr->status) {
             osc_newrma_am_granted(module, osc_newrma_target_find(module, hdr->sender));
         } else {

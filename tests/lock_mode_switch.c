@@ -3,16 +3,16 @@
  * newrma's exclusive lockers announce themselves to lock_all callers only
  * from a window's first lock_all on; that first call waits out the writers
  * that did not announce.  On a new window of every flavor:
- *  - rank 0 takes an exclusive lock on itself, then tells rank 1 (a message),
- *    which calls MPI_Win_lock_all: it must wait;
+ *  - rank 0 takes an exclusive lock on one of ranks 0 and 1, then tells rank
+ *    1 (a message), which calls MPI_Win_lock_all: it must wait;
  *  - meanwhile (after a pause, so rank 1 is inside lock_all) rank 0 takes a
- *    second exclusive lock, on rank 1, while holding the first -- it must not
- *    wait for rank 1's lock_all (which waits for it: a deadlock) -- writes a
- *    value to both targets, and releases itself first, then rank 1.  (The
- *    locks in increasing rank order: the active-message path's lock_all
- *    takes its locks in that order when its target elements cannot cover
- *    the window, docs/am-protocol.md, and a program holding several locks
- *    in another order could deadlock with it);
+ *    second exclusive lock, on the other one, while holding the first -- it
+ *    must not wait for rank 1's lock_all (which waits for it: a deadlock) --
+ *    writes a value to both targets, and releases the first, then the
+ *    second.  Both orders: lock_all must not deadlock with a program
+ *    holding several locks whatever their order (the active-message path's
+ *    window protocol once waited for its locks in rank order while holding
+ *    the ones it had, and deadlocked with the decreasing order);
  *  - rank 1's lock_all epoch must see, at each target, the value or nothing
  *    (it may only begin after the exclusive lock there ended -- or before it
  *    was really taken, where locks are lazy), and lock_all and exclusive locks still
@@ -36,7 +36,7 @@ static void watchdog(int sig)
     _exit(1);
 }
 
-static void one_flavor(int flavor, int rank)
+static void one_flavor(int flavor, int rank, int first_lock)
 {
     test_win_t tw;
     const int64_t value = 1000 + flavor;
@@ -45,14 +45,14 @@ static void one_flavor(int flavor, int rank)
 
     test_win_create(&tw, flavor, 64, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
     if (0 == rank) {
-        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw.win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, first_lock, 0, tw.win));
         MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
         usleep(50000);
-        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, tw.win));
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1 - first_lock, 0, tw.win));
         MPI_OK(MPI_Put(&value, 1, MPI_INT64_T, 1, test_disp(&tw, 1, 0, 8), 1, MPI_INT64_T, tw.win));
         MPI_OK(MPI_Put(&value, 1, MPI_INT64_T, 0, test_disp(&tw, 0, 0, 8), 1, MPI_INT64_T, tw.win));
-        MPI_OK(MPI_Win_unlock(0, tw.win));
-        MPI_OK(MPI_Win_unlock(1, tw.win));
+        MPI_OK(MPI_Win_unlock(first_lock, tw.win));
+        MPI_OK(MPI_Win_unlock(1 - first_lock, tw.win));
     } else if (1 == rank) {
         MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_OK(MPI_Win_lock_all(0, tw.win));
@@ -99,8 +99,10 @@ int main(int argc, char **argv)
     test_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     signal(SIGALRM, watchdog);
-    alarm(60);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) one_flavor(flavor, rank);
+    alarm(90);
+    /* either lock order: rank 0 holds its own lock first, or rank 1's */
+    for (int first_lock = 0; first_lock < 2; ++first_lock)
+        for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) one_flavor(flavor, rank, first_lock);
     alarm(0);
     return test_finalize("lock_mode_switch");
 }
