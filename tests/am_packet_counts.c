@@ -35,7 +35,9 @@
  * lock_all uses the design's window protocol instead: a LOCK to every
  * other rank and a GRANT back, and at unlock_all the UNLOCK rides on the
  * last put to each contacted rank and goes as a SYNC to the others, one ACK
- * each.  Scenarios 0 and 5 then expect exactly that.
+ * each.  Scenarios 0 and 5 then expect exactly that (no exclusive lock is
+ * held while their lock_alls run: a refused tried lock adds a round of
+ * packets, docs/am-protocol.md).
  *
  * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_remote:1
  */
@@ -277,6 +279,10 @@ static void run_flavor(int flavor)
         MPI_OK(MPI_Fetch_and_op(&add, &two, MPI_INT64_T, rank, IDX_S0 + 1, MPI_SUM, tw.win));
         MPI_OK(MPI_Win_unlock(rank, tw.win));
         CHECK(0 == two, "%s scenario 0: fetched %lld from self, expected 0", fl, (long long) two);
+        /* no exclusive lock held anywhere when the lock_alls begin: the
+         * window protocol's tried lock, refused by another rank's exclusive
+         * self-lock, would give back and ask again (more packets) */
+        MPI_Barrier(MPI_COMM_WORLD);
         MPI_OK(MPI_Win_lock_all(0, tw.win));
         MPI_OK(MPI_Put(&one, 1, MPI_INT64_T, rank, IDX_S0 + 2, 1, MPI_INT64_T, tw.win));
         MPI_OK(MPI_Win_unlock_all(tw.win));
