@@ -233,6 +233,15 @@ static int component_register(void)
     return OMPI_SUCCESS;
 }
 
+/* The largest power of two not above `value` (> 0). */
+static unsigned int round_down_to_power_of_two(unsigned int value)
+{
+    while (value & (value - 1)) {
+        value &= value - 1;
+    }
+    return value;
+}
+
 /* ------------------------------------------------------------------ */
 /* init / finalize                                                     */
 /* ------------------------------------------------------------------ */
@@ -264,10 +273,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     if (0 == c->acc_stripes) {
         c->acc_stripes = 1;
     }
-    /* a power of two: the accumulate path picks stripes with a mask */
-    while (c->acc_stripes & (c->acc_stripes - 1)) {
-        c->acc_stripes &= c->acc_stripes - 1;
-    }
+    /* powers of two: stripes and operation-table slots are picked with a mask */
+    c->acc_stripes = round_down_to_power_of_two(c->acc_stripes);
+    c->slots = round_down_to_power_of_two(c->slots);
     if (0 == c->acc_granularity) {
         c->acc_granularity = 1;
     }

@@ -386,7 +386,7 @@ static void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_
 int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool exclusive)
 {
     osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
-    int64_t mode = __atomic_load_n(lock_mode(module), __ATOMIC_RELAXED);
+    int64_t mode = lock_mode_read(module);
     int me;
 
     if (!exclusive) {
@@ -408,7 +408,7 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
         }
         me = write_lock(module, lock);
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        mode = __atomic_load_n(lock_mode(module), __ATOMIC_RELAXED);
+        mode = lock_mode_read(module);
         if (LOCK_MODE_QUIET == mode) {
             return me + 1;
         }

@@ -47,12 +47,9 @@ OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct,
 
 int osc_newrma_slots_init(ompi_osc_newrma_module_t *module)
 {
-    /* a power of two: the slot of a rank is a mask, not a division, on
-     * every lock and every operation's epoch check */
-    module->num_slots = 1;
-    while (2 * module->num_slots <= mca_osc_newrma_component.slots) {
-        module->num_slots *= 2;
-    }
+    /* a power of two (the component rounds it): the slot of a rank is a
+     * mask, not a division, on every lock and every operation's epoch check */
+    module->num_slots = mca_osc_newrma_component.slots;
     module->slots = malloc(sizeof(opal_list_t) * module->num_slots);
     if (NULL == module->slots) {
         return OMPI_ERR_OUT_OF_RESOURCE;
