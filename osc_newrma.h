@@ -99,6 +99,7 @@ struct ompi_osc_newrma_component_t {
     size_t acc_granularity;
     size_t cma_batch_bytes;
     size_t segment_cache_bytes;
+    unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -120,6 +121,8 @@ struct ompi_osc_newrma_component_t {
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
     opal_list_t loopback;        /* packets to ourselves, run from progress */
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
+    uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
+    uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
@@ -219,6 +222,19 @@ typedef struct {
     size_t count;
 } osc_newrma_group_cache_t;
 
+/* A put or get handed to a target's assist mailbox and not completed yet
+ * (osc_newrma_assist.c; at most one per window, single-threaded windows). */
+typedef struct {
+    bool active;
+    bool write;
+    int target;
+    uint32_t mine;                       /* the request's sequence */
+    uint64_t stamp;                      /* the presence stamp it was posted on */
+    void *local;                         /* the origin buffer */
+    uint64_t taddr;
+    size_t bytes;
+} osc_newrma_assist_pending_t;
+
 /* operations one single-copy batch holds (each a local and a remote iovec) */
 #define NEWRMA_CMA_BATCH 64
 
@@ -263,6 +279,12 @@ struct ompi_osc_newrma_module_t {
         unsigned int count;
         struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
     } cma_batch;
+    /* target-assisted accumulates (osc_newrma_assist.c) */
+    size_t assist_max_bytes;             /* payload of the mailbox; 0: not used */
+    uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
+    size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
+    osc_newrma_assist_pending_t assist_pending;
+    uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;

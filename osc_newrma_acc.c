@@ -42,6 +42,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
+#include "osc_newrma_assist.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_datatype.h"
 
@@ -166,6 +167,33 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
     } else if (&ompi_mpi_op_no_op.op != op) {
         ompi_op_reduce(op, (void *) origin, target, n, dt);
     }
+}
+
+bool osc_newrma_acc_stripe_trylock(ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
+                                   unsigned int *stripe)
+{
+    uint64_t first = offset >> module->acc_shift, last = (offset + span - 1) >> module->acc_shift;
+    volatile int32_t *word;
+    int32_t expected = 0;
+
+    if (first != last) {
+        return false;
+    }
+    *stripe = (unsigned int) first & (module->shm.layout.acc_stripes - 1);
+    word = osc_newrma_shm_acc_lock(&module->shm, module->rank, *stripe);
+    return 0 == __atomic_load_n(word, __ATOMIC_RELAXED)
+           && opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1);
+}
+
+void osc_newrma_acc_stripe_unlock(ompi_osc_newrma_module_t *module, unsigned int stripe)
+{
+    stripe_unlock(osc_newrma_shm_acc_lock(&module->shm, module->rank, stripe));
+}
+
+void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
+                            void *old, size_t n, size_t esize)
+{
+    combine_elements(op, dt, target, origin, old, n, esize);
 }
 
 /* ------------------------------------------------------------------ */
@@ -541,6 +569,28 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
     return OMPI_SUCCESS;
 }
 
+/* Single-copy path, simple case: hand it to the target if it is inside MPI
+ * to apply it (osc_newrma_assist.c); OMPI_ERR_WOULD_BLOCK if it is not. */
+static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
+                            int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
+                            struct ompi_op_t *op)
+{
+    osc_newrma_layout_t tl = { .gap = 0, .contiguous = true };
+    size_t esize;
+    uint64_t taddr;
+    int ret = osc_newrma_epoch_access(module, target);
+
+    ompi_datatype_type_size(dt, &esize);
+    tl.bytes = tl.span = esize * (size_t) count;
+    if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
+        ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
+    }
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
+    }
+    return osc_newrma_assist_accumulate(module, target, taddr, op, dt, (size_t) count, origin_addr, result_addr);
+}
+
 /* Any accumulate, any datatypes, either path. */
 static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr, int origin_count,
                        struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
@@ -592,9 +642,18 @@ static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int o
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
 
-    if (NEWRMA_PATH_DIRECT == module->path
-        && acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
-        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
+    if (acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
+        if (NEWRMA_PATH_DIRECT == module->path) {
+            return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
+                                     target_dt, op);
+        }
+        if (osc_newrma_assist_fits(module, target, target_count, target_dt)) {
+            int ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count,
+                                       target_dt, op);
+            if (OMPI_ERR_WOULD_BLOCK != ret) {
+                return ret;
+            }
+        }
     }
     return acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
                        target_disp, target_count, target_dt, op);
@@ -642,8 +701,8 @@ static int cas_direct(ompi_osc_newrma_module_t *module, const void *origin_addr,
 /* Single-copy path: the same under the locks, through the syscalls (to
  * self, the memory is local). */
 static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
-                   void *result_addr, size_t size, int target, ptrdiff_t target_disp,
-                   const osc_newrma_layout_t *tl)
+                   void *result_addr, struct ompi_datatype_t *dt, size_t size, int target,
+                   ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
 {
     pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
     bool self = target == module->rank;
@@ -653,6 +712,13 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
 
     if (OMPI_SUCCESS != ret) {
         return ret;
+    }
+    /* a target inside MPI may do it for us (never ourselves: fits says no) */
+    if (osc_newrma_assist_fits(module, target, 2, dt)) {
+        ret = osc_newrma_assist_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
+        if (OMPI_ERR_WOULD_BLOCK != ret) {
+            return ret;
+        }
     }
     offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? taddr : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
     acc_lock(module, &locks, target, offset, size);
@@ -691,7 +757,7 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
     osc_newrma_datatype_layout(dt, 1, &tl);
     return NEWRMA_PATH_DIRECT == module->path
         ? cas_direct(module, origin_addr, compare_addr, result_addr, size, target, target_disp, &tl)
-        : cas_cma(module, origin_addr, compare_addr, result_addr, size, target, target_disp, &tl);
+        : cas_cma(module, origin_addr, compare_addr, result_addr, dt, size, target, target_disp, &tl);
 }
 
 /* ------------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ompi_win_t;
 struct ompi_datatype_t;
@@ -43,6 +44,19 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
  * of two of bytes, at least the granularity asked for, so picking one is a
  * shift on every accumulate's path instead of a division). */
 unsigned int osc_newrma_acc_shift(size_t granularity);
+
+/* At a target serving an assisted operation (osc_newrma_assist.c), on its
+ * own window: take the one accumulate stripe covering [offset, offset +
+ * span) without waiting (false if it is held, or the bytes span stripes:
+ * progress must never wait, the holder may be this very thread), give it
+ * back; combine n packed elements as every path does, old values out first
+ * (old may not overlap origin). */
+struct ompi_osc_newrma_module_t;
+bool osc_newrma_acc_stripe_trylock(struct ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
+                                   unsigned int *stripe);
+void osc_newrma_acc_stripe_unlock(struct ompi_osc_newrma_module_t *module, unsigned int stripe);
+void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
+                            void *old, size_t n, size_t esize);
 
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);

@@ -18,7 +18,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_progress.h"
 
 static int component_register(void);
 static int component_init(bool enable_progress_threads, bool enable_mpi_threads);
@@ -96,6 +96,28 @@ static void register_packet_counters(mca_base_component_t *version)
     }
 }
 
+/* MPI_T performance variables of target-assisted accumulates
+ * (osc_newrma_assist.c): requests targets applied for this process, and
+ * requests it withdrew (no answer in time) and applied itself. */
+static void register_assist_counters(mca_base_component_t *version)
+{
+    static const struct { const char *name, *description; size_t offset; } counters[] = {
+        { "assisted_ops", "Accumulate-family operations of this process that their targets applied "
+          "(single-copy windows, target inside MPI)", offsetof(ompi_osc_newrma_component_t, assisted_ops) },
+        { "assist_withdrawn", "Accumulate-family operations of this process handed to a target that did "
+          "not take them in time (then done by single-copy)", offsetof(ompi_osc_newrma_component_t, assist_withdrawn) },
+    };
+
+    for (size_t k = 0 ; k < sizeof(counters) / sizeof(counters[0]) ; ++k) {
+        (void) mca_base_component_pvar_register(version, counters[k].name, counters[k].description, OPAL_INFO_LVL_4,
+                                                MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG,
+                                                NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+                                                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+                                                NULL, NULL, NULL,
+                                                (char *) &mca_osc_newrma_component + counters[k].offset);
+    }
+}
+
 static int component_register(void)
 {
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
@@ -159,6 +181,12 @@ static int component_register(void)
         "the next window of the same processes on this node that fits in it: no file, mapping, page "
         "faults or broadcast at creation (0: every window maps a new segment)",
         OPAL_INFO_LVL_5, 4 * 1024 * 1024, &c->segment_cache_bytes);
+    register_uint("assist_timeout",
+        "Microseconds an origin waits for the target of a small accumulate, fetch_and_op or "
+        "compare_and_swap on an MPI_Win_create/create_dynamic window to apply it, when the target "
+        "is inside MPI (it ran progress lately); past that, the origin applies it itself by "
+        "single-copy (0: origins always do)",
+        OPAL_INFO_LVL_5, 5, &c->assist_timeout);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
@@ -230,6 +258,7 @@ static int component_register(void)
         OPAL_INFO_LVL_5, 64, &c->peer_cache);
 
     register_packet_counters(version);
+    register_assist_counters(version);
     return OMPI_SUCCESS;
 }
 
@@ -322,7 +351,7 @@ static int component_finalize(void)
     OBJ_DESTRUCT(&c->am_windows);
     OPAL_LIST_DESTRUCT(&c->loopback);
     OBJ_DESTRUCT(&c->am_lock);
-    osc_newrma_signal_fini();
+    osc_newrma_progress_fini();
     OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
     opal_output_close(mca_osc_newrma_component.output);
     mca_osc_newrma_component.output = -1;

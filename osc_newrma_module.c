@@ -19,9 +19,11 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
+#include "osc_newrma_assist.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_fifo.h"
+#include "osc_newrma_progress.h"
 #include "osc_newrma_signal.h"
 
 /* Which table serves a window.  A window with a peer off this node (or
@@ -95,7 +97,7 @@ static void set_path(ompi_osc_newrma_module_t *module, osc_newrma_path_t path)
 /* Release whatever creation got to; safe on a partly built module. */
 static void module_destroy(ompi_osc_newrma_module_t *module)
 {
-    osc_newrma_signal_window_remove(module);
+    osc_newrma_progress_window_remove(module);
     osc_newrma_am_window_fini(module);
     osc_newrma_shm_detach(&module->shm);
     osc_newrma_slots_fini(module);
@@ -221,7 +223,8 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     ret = osc_newrma_shm_attach(module, comm, peers,
                                 NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_signal_window_add(module);
+        osc_newrma_assist_init(module);
+        ret = osc_newrma_progress_window_add(module);
     }
 out:
     free(peers);
@@ -301,6 +304,9 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     }
     /* one batch per window, not locked: threads would share it */
     module->cma_batch.max_bytes = ompi_mpi_thread_multiple ? 0 : mca_osc_newrma_component.cma_batch_bytes;
+    /* a put or get handed to a target stays pending until the window's next
+     * completion: per window, like the batch, so not with threads either */
+    module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : module->assist_max_bytes;
     *model = MPI_WIN_UNIFIED;
     module->created = true;
     NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",

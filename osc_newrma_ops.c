@@ -24,6 +24,7 @@
 #include "osc_newrma_cma.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_acc.h"
+#include "osc_newrma_assist.h"
 #include "ompi/request/request.h"
 
 /* Checks shared by every put/get: epoch, matching sizes.  Fills both layouts. */
@@ -101,6 +102,16 @@ static int cma_batch_issue(ompi_osc_newrma_module_t *module)
                                    module->cma_batch.write);
 }
 
+/* Complete every operation not complete yet: the put or get handed to a
+ * target, then the batch. */
+static int cma_complete_pending(ompi_osc_newrma_module_t *module)
+{
+    int ret = OPAL_UNLIKELY(osc_newrma_assist_move_pending(module)) ? osc_newrma_assist_move_complete(module)
+                                                                      : OMPI_SUCCESS;
+    int ret2 = cma_batch_issue(module);
+    return OMPI_SUCCESS != ret ? ret : ret2;
+}
+
 /* Queue one contiguous transfer; the batch goes out first if it is full or
  * for another target or direction. */
 static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool write, void *local, uint64_t remote,
@@ -140,12 +151,18 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
                      : osc_newrma_local_copy(origin_addr, origin_count, origin_dt, ol, tptr, target_count, target_dt, tl);
     }
     if (OPAL_LIKELY(ol->contiguous && tl->contiguous)) {
-        if (ol->bytes <= module->cma_batch.max_bytes) {
-            return cma_batch_add(module, target, write, (char *) origin_addr + ol->gap, taddr + (uint64_t) tl->gap,
-                                 ol->bytes);
+        char *local = (char *) origin_addr + ol->gap;
+        uint64_t remote = taddr + (uint64_t) tl->gap;
+        /* a target inside MPI takes a small one off our hands: no system
+         * call (one at a time; the rest are batched as before) */
+        if (ol->bytes <= module->assist_move_bytes
+            && OMPI_SUCCESS == osc_newrma_assist_move(module, target, write, local, remote, ol->bytes)) {
+            return OMPI_SUCCESS;
         }
-        return osc_newrma_cma_copy(pid, (char *) origin_addr + ol->gap, taddr + (uint64_t) tl->gap,
-                                   ol->bytes, write);
+        if (ol->bytes <= module->cma_batch.max_bytes) {
+            return cma_batch_add(module, target, write, local, remote, ol->bytes);
+        }
+        return osc_newrma_cma_copy(pid, local, remote, ol->bytes, write);
     }
     ret = osc_newrma_datatype_iovecs(origin_dt, origin_count, origin_addr, ol, &one_local, &local, &nlocal);
     if (OMPI_SUCCESS == ret) {
@@ -248,14 +265,14 @@ static int cma_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int tar
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = newrma_rput(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : cma_batch_issue(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : cma_complete_pending(osc_newrma_module(win));
 }
 
 static int cma_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = newrma_rget(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : cma_batch_issue(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : cma_complete_pending(osc_newrma_module(win));
 }
 
 static int newrma_raccumulate(const void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td,
@@ -317,12 +334,12 @@ const ompi_osc_base_module_t ompi_osc_newrma_direct_table = {
     .osc_flush_local_all = ompi_osc_newrma_flush_local_all,
 };
 
-/* The single-copy table's synchronizations that complete operations issue
- * the batch first (so the direct table's have no such step). */
+/* The single-copy table's synchronizations that complete operations
+ * complete the handed-over put or get and issue the batch first (so the direct table's have no such step). */
 #define NEWRMA_CMA_COMPLETING(NAME, PARAMS, ARGS)                        \
 static int cma_##NAME PARAMS                                             \
 {                                                                        \
-    int ret = cma_batch_issue(osc_newrma_module(win));       \
+    int ret = cma_complete_pending(osc_newrma_module(win));  \
     return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_##NAME ARGS;      \
 }
 NEWRMA_CMA_COMPLETING(fence, (int assert, struct ompi_win_t *win), (assert, win))

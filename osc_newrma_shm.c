@@ -103,6 +103,15 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
         offset += align_up(sizeof(osc_newrma_peer_dyn_t), line);
     }
 
+    /* Target-assisted accumulates: windows of user memory only (allocate
+     * flavors are load/store for everyone).  The mailbox is written by
+     * origins, the presence stamp by the owner: two lines. */
+    layout->assist_in_rank = SIZE_MAX;
+    if (!flavor_has_data(params->flavor)) {
+        layout->assist_in_rank = offset;
+        offset += 2 * line;
+    }
+
     layout->ring_slots = params->ring_slots;
     layout->ring_in_rank = offset;
     offset += align_up((size_t) params->ring_slots * sizeof(int64_t), line);
@@ -182,8 +191,15 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
     if (SIZE_MAX != l->dyn_in_rank) {
-        osc_newrma_shm_print_region(print, ctx, "  dynamic directory", l->dyn_in_rank, l->ring_in_rank - l->dyn_in_rank,
+        osc_newrma_shm_print_region(print, ctx, "  dynamic directory", l->dyn_in_rank,
+                     align_up(sizeof(osc_newrma_peer_dyn_t), l->cacheline),
                      "attached regions; written by the owner only");
+    }
+    if (SIZE_MAX != l->assist_in_rank) {
+        osc_newrma_shm_print_region(print, ctx, "  assist mailbox", l->assist_in_rank, l->cacheline,
+                     "one small accumulate handed to the rank; written by origins");
+        osc_newrma_shm_print_region(print, ctx, "  assist presence", l->assist_in_rank + l->cacheline, l->cacheline,
+                     "when the rank last ran progress; written by the owner only");
     }
     snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
     osc_newrma_shm_print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);

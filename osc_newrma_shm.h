@@ -76,6 +76,29 @@ typedef struct {
     uint64_t count;
 } osc_newrma_peer_dyn_t;
 
+/* Target-assisted accumulates (osc_newrma_assist.c): the mailbox through
+ * which an origin hands one small accumulate-family operation to a target
+ * that is inside MPI, on one line that every origin may write (claim, post,
+ * collect) and the target reads and answers on.  `state` is a sequence
+ * number (bumped by every claim, so a stale view cannot be mistaken for a
+ * new request) over a NEWRMA_ASSIST_* state in its low bits. */
+typedef struct {
+    volatile uint32_t state;
+    uint8_t kind;                    /* NEWRMA_ASSIST_ACC / _CAS */
+    uint8_t want_result;             /* accumulate: old values back in the payload */
+    uint16_t dt_id;                  /* predefined datatype id (ompi_datatype_t.id) */
+    int32_t op_index;                /* Fortran index of the intrinsic op */
+    uint32_t count;                  /* elements */
+    uint64_t addr;                   /* first target byte, in the target's address space */
+    uint8_t payload[];               /* origin data [| compare]; old values on the way back */
+} osc_newrma_assist_box_t;
+
+/* The target's sign of life: when it last ran newrma's progress (ns of
+ * CLOCK_MONOTONIC).  Written by the target only, on a line of its own. */
+typedef struct {
+    volatile uint64_t stamp;
+} osc_newrma_assist_presence_t;
+
 /* Window-wide synchronization words, each on a line of its own because
  * different processes write each of them. */
 enum {
@@ -129,6 +152,7 @@ typedef struct {
     size_t complete_in_rank;         /* one line: written by completing origins */
     size_t dyn_in_rank;              /* owner-written, dynamic windows only */
     size_t ring_in_rank;             /* ring_slots x int64 cells */
+    size_t assist_in_rank;           /* create/dynamic: mailbox line, presence line */
     size_t acc_in_rank;              /* acc_stripes lines: accumulate locks */
     unsigned int acc_stripes;
     unsigned int qnodes;
@@ -253,6 +277,17 @@ static inline volatile int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *
 {
     return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.acc_in_rank
                                  + (size_t) stripe * shm->layout.cacheline);
+}
+
+static inline osc_newrma_assist_box_t *osc_newrma_shm_assist_box(const osc_newrma_shm_t *shm, int rank)
+{
+    return (osc_newrma_assist_box_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank);
+}
+
+static inline osc_newrma_assist_presence_t *osc_newrma_shm_assist_presence(const osc_newrma_shm_t *shm, int rank)
+{
+    return (osc_newrma_assist_presence_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
+                                             + shm->layout.cacheline);
 }
 
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)

@@ -38,6 +38,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_signal.h"
+#include "osc_newrma_assist.h"
 #include "opal/runtime/opal_progress.h"
 
 /* ------------------------------------------------------------------ */
@@ -62,7 +63,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     unsigned int spins = 0;
 
     while (!barrier_done(module)) {
-        osc_newrma_backoff(&spins);
+        osc_newrma_assist_backoff(module, &spins);
     }
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
 }
@@ -183,94 +184,25 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
 
 /* A ring smaller than the number of ranks can fill: a poster then waits
  * for the origin to take its notices.  The origin may be anywhere in MPI
- * by then (a barrier, a receive), so every such window's ring is drained
- * from opal_progress too; no window whose ring cannot fill is listed. */
-typedef struct {
-    opal_list_item_t super;
-    ompi_osc_newrma_module_t *module;
-} drain_item_t;
-static OBJ_CLASS_INSTANCE(drain_item_t, opal_list_item_t, NULL, NULL);
-
-static opal_list_t drain_windows;
-static opal_mutex_t drain_lock;
-static bool drain_ready = false;
-
-static int drain_progress(void)
+ * by then (a barrier, a receive), so such a window's ring is drained from
+ * opal_progress too (osc_newrma_progress.c); no other window's is. */
+bool osc_newrma_signal_needs_progress(const ompi_osc_newrma_module_t *module)
 {
-    drain_item_t *item;
+    return ring_can_fill(module);
+}
+
+int osc_newrma_signal_progress(ompi_osc_newrma_module_t *module)
+{
     int count = 0;
 
-    if (0 != opal_mutex_trylock(&drain_lock)) {
-        return 0;
-    }
-    OPAL_LIST_FOREACH(item, &drain_windows, drain_item_t) {
-        ompi_osc_newrma_module_t *module = item->module;
-        if (0 == opal_mutex_trylock(&module->lock)) {
-            if (ring_ready(module)) {
-                (void) ring_drain(module);
-                count++;
-            }
-            opal_mutex_unlock(&module->lock);
+    if (0 == opal_mutex_trylock(&module->lock)) {
+        if (ring_ready(module)) {
+            (void) ring_drain(module);
+            count = 1;
         }
+        opal_mutex_unlock(&module->lock);
     }
-    opal_mutex_unlock(&drain_lock);
     return count;
-}
-
-int osc_newrma_signal_window_add(ompi_osc_newrma_module_t *module)
-{
-    drain_item_t *item;
-
-    if (!ring_can_fill(module)) {
-        return OMPI_SUCCESS;
-    }
-    if (!drain_ready) {
-        OBJ_CONSTRUCT(&drain_windows, opal_list_t);
-        OBJ_CONSTRUCT(&drain_lock, opal_mutex_t);
-        drain_ready = true;
-    }
-    item = OBJ_NEW(drain_item_t);
-    if (NULL == item) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    item->module = module;
-    opal_mutex_lock(&drain_lock);
-    opal_list_append(&drain_windows, &item->super);
-    bool first = 1 == opal_list_get_size(&drain_windows);
-    opal_mutex_unlock(&drain_lock);
-    return first ? opal_progress_register(drain_progress) : OMPI_SUCCESS;
-}
-
-void osc_newrma_signal_window_remove(ompi_osc_newrma_module_t *module)
-{
-    drain_item_t *item, *next;
-    bool last = false, found = false;
-
-    if (!drain_ready) {
-        return;
-    }
-    opal_mutex_lock(&drain_lock);
-    OPAL_LIST_FOREACH_SAFE(item, next, &drain_windows, drain_item_t) {
-        if (item->module == module) {
-            opal_list_remove_item(&drain_windows, &item->super);
-            OBJ_RELEASE(item);
-            found = true;
-            last = 0 == opal_list_get_size(&drain_windows);
-        }
-    }
-    opal_mutex_unlock(&drain_lock);
-    if (found && last) {
-        (void) opal_progress_unregister(drain_progress);
-    }
-}
-
-void osc_newrma_signal_fini(void)
-{
-    if (drain_ready) {
-        OPAL_LIST_DESTRUCT(&drain_windows);
-        OBJ_DESTRUCT(&drain_lock);
-        drain_ready = false;
-    }
 }
 
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)

@@ -24,9 +24,10 @@ int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const i
 void osc_newrma_complete_signal(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 
-/* windows whose post ring can fill are drained from opal_progress */
-int osc_newrma_signal_window_add(struct ompi_osc_newrma_module_t *module);
-void osc_newrma_signal_window_remove(struct ompi_osc_newrma_module_t *module);
-void osc_newrma_signal_fini(void);
+/* windows whose post ring can fill are drained from opal_progress
+ * (osc_newrma_progress.c): whether this one is, and one drain (if nobody
+ * else holds the window's lock); returns the work done */
+bool osc_newrma_signal_needs_progress(const struct ompi_osc_newrma_module_t *module);
+int osc_newrma_signal_progress(struct ompi_osc_newrma_module_t *module);
 
 #endif

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
+#include "osc_newrma_assist.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_signal.h"
 
@@ -289,7 +290,7 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
         return MPI_ERR_RMA_SYNC;
     }
     while (!osc_newrma_completions_arrived(module)) {
-        osc_newrma_backoff(&spins);
+        osc_newrma_assist_backoff(module, &spins);
     }
     module->exposure_active = false;
     return OMPI_SUCCESS;

@@ -94,6 +94,42 @@ static inline int test_cvar_int(const char *name)
     return (int) test_cvar_u64(name);
 }
 
+/* A counter performance variable of newrma, kept open: Open MPI's counter
+ * handles read what was counted since the handle was made, so one handle
+ * serves a test's before/after reads.  test_pvar_read gives 0 if the
+ * variable does not exist.  The caller has called MPI_T_init_thread. */
+typedef struct {
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle;
+    int ok;
+} test_pvar_t;
+
+static inline void test_pvar_open(test_pvar_t *pv, const char *name)
+{
+    int index, count;
+    pv->ok = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index)
+             && MPI_SUCCESS == MPI_T_pvar_session_create(&pv->session);
+    if (pv->ok && MPI_SUCCESS != MPI_T_pvar_handle_alloc(pv->session, index, NULL, &pv->handle, &count)) {
+        MPI_T_pvar_session_free(&pv->session);
+        pv->ok = 0;
+    }
+}
+
+static inline unsigned long long test_pvar_read(test_pvar_t *pv)
+{
+    unsigned long long value = 0;
+    if (pv->ok) MPI_T_pvar_read(pv->session, pv->handle, &value);
+    return value;
+}
+
+static inline void test_pvar_close(test_pvar_t *pv)
+{
+    if (pv->ok) {
+        MPI_T_pvar_handle_free(pv->session, &pv->handle);
+        MPI_T_pvar_session_free(&pv->session);
+    }
+}
+
 /* ---- window flavors ---------------------------------------------------- */
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };

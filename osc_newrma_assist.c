@@ -1,0 +1,389 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: target-assisted accumulates on windows of user memory.
+ *
+ * On the single-copy path an accumulate, fetch_and_op or compare_and_swap
+ * costs the origin two system calls under the stripe lock (read, combine,
+ * write back: about 1.3 us), where a target that is inside MPI anyway --
+ * waiting in a barrier, a receive, a fence, MPI_Win_wait -- could apply it
+ * in place in a fraction of that.  So each rank block of such a window has
+ * a mailbox line and a presence line (docs/shared-segment.md):
+ *
+ *  - the target stamps its presence line (CLOCK_MONOTONIC) from newrma's
+ *    progress callback (osc_newrma_progress.c), at most once a microsecond;
+ *  - an origin whose target stamped within NEWRMA_ASSIST_FRESH_NS claims the
+ *    mailbox (compare-and-swap FREE -> CLAIMED with the next sequence
+ *    number), writes the request and posts it, then waits up to
+ *    osc_newrma_assist_timeout us for the target to take it;
+ *  - the target, in progress, sees POSTED, takes the element's accumulate
+ *    stripe with a try (the same stripes the single-copy path locks, so the
+ *    two exclude each other as MPI's atomicity requires), takes the request
+ *    (POSTED -> TAKEN), applies it to its own memory, gives the stripe back
+ *    and answers (old values in the payload, DONE);
+ *  - an origin that was not answered in time withdraws (POSTED -> FREE): one
+ *    of the two compare-and-swaps wins, so a request is applied exactly once
+ *    -- by the target, or after the withdrawal by the origin itself over the
+ *    single-copy path.  The origin remembers the stamp that did not answer
+ *    and does not try that target again until it stamps anew.
+ *
+ * Passive targets stay passive: a target computing outside MPI has a stale
+ * stamp, and its origins go straight to single-copy (one extra load and a
+ * clock reading).  Nothing waits on the target for long, progress never
+ * waits at all, and an operation is still complete when the call returns.
+ * The sequence number in the state word is what makes the target's
+ * compare-and-swap safe: it copied the request before taking it, and a
+ * request withdrawn and replaced meanwhile has another sequence.
+ */
+
+#include "ompi_config.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/datatype/ompi_datatype_internal.h"
+#include "ompi/op/op.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_acc.h"
+#include "osc_newrma_assist.h"
+#include "osc_newrma_cma.h"
+
+/* the state word: sequence << NEWRMA_ASSIST_BITS | state */
+enum {
+    NEWRMA_ASSIST_FREE = 0,
+    NEWRMA_ASSIST_CLAIMED,
+    NEWRMA_ASSIST_POSTED,
+    NEWRMA_ASSIST_TAKEN,
+    NEWRMA_ASSIST_DONE,
+};
+#define NEWRMA_ASSIST_BITS 3
+#define NEWRMA_ASSIST_MASK ((1u << NEWRMA_ASSIST_BITS) - 1)
+
+/* A stamp older than this means the target is computing, not in MPI. */
+#define NEWRMA_ASSIST_FRESH_NS 50000
+/* The target rewrites its stamp at most this often (the line is read by
+ * every origin deciding whether to ask: rewriting it costs them a miss). */
+#define NEWRMA_ASSIST_STAMP_NS 1000
+/* spins between clock readings while waiting for the target */
+#define NEWRMA_ASSIST_CLOCK_SPINS 64
+/* the largest payload: one line's worth, and aligned local copies of it */
+#define NEWRMA_ASSIST_MAX_PAYLOAD 64
+
+uint64_t osc_newrma_assist_now(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
+{
+    size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_assist_box_t, payload);
+
+    module->assist_max_bytes = 0;
+    if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank
+        || 0 == mca_osc_newrma_component.assist_timeout) {
+        return;
+    }
+    module->assist_max_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
+}
+
+/* ------------------------------------------------------------------ */
+/* origin side                                                         */
+/* ------------------------------------------------------------------ */
+
+/* What one request says, besides its payload. */
+typedef struct {
+    uint8_t kind;
+    uint8_t want_result;
+    uint16_t dt_id;
+    int32_t op_index;
+    uint32_t count;
+    uint64_t addr;
+} assist_request_t;
+
+/* Has the target run progress lately, and not failed us since?  *stamp:
+ * the stamp seen (remembered if the target then does not answer). */
+static inline bool target_present(ompi_osc_newrma_module_t *module, int target, uint64_t *stamp)
+{
+    *stamp = __atomic_load_n(&osc_newrma_shm_assist_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
+    if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
+        return false;
+    }
+    return osc_newrma_assist_now() - *stamp < NEWRMA_ASSIST_FRESH_NS;
+}
+
+/* Spin until the target takes request `posted` or the timeout passes. */
+static bool wait_taken(osc_newrma_assist_box_t *box, uint32_t posted)
+{
+    uint64_t deadline = 0;
+    unsigned int spins = 0;
+
+    while (posted == __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+        osc_newrma_cpu_relax();
+        if (0 == ++spins % NEWRMA_ASSIST_CLOCK_SPINS) {
+            uint64_t now = osc_newrma_assist_now();
+            if (0 == deadline) {
+                deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
+            } else if (now > deadline) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
+ * the target is not present or the mailbox is busy.  *mine: the request's
+ * sequence, *stamp: the presence stamp it was posted on. */
+static int assist_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                       const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    uint32_t seen;
+
+    if (!target_present(module, target, stamp)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    seen = __atomic_load_n(&box->state, __ATOMIC_RELAXED);
+    *mine = (seen & ~NEWRMA_ASSIST_MASK) + (1u << NEWRMA_ASSIST_BITS);
+    /* busy (another origin's request): single-copy, no waiting in line */
+    if (NEWRMA_ASSIST_FREE != (seen & NEWRMA_ASSIST_MASK)
+        || !__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_ASSIST_CLAIMED, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    box->kind = req->kind;
+    box->want_result = req->want_result;
+    box->dt_id = req->dt_id;
+    box->op_index = req->op_index;
+    box->count = req->count;
+    box->addr = req->addr;
+    memcpy(box->payload, in, in_bytes);
+    __atomic_store_n(&box->state, *mine | NEWRMA_ASSIST_POSTED, __ATOMIC_RELEASE);
+    return OMPI_SUCCESS;
+}
+
+/* Wait for a posted request's answer (its payload into `out`), or withdraw
+ * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
+ * caller does the operation itself. */
+static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+                         void *out, size_t out_bytes)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    unsigned int spins = 0;
+
+    if (!wait_taken(box, mine | NEWRMA_ASSIST_POSTED)) {
+        uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
+        if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+            OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+            return OMPI_ERR_WOULD_BLOCK;
+        }
+    }
+    /* taken: the target is applying it, a few instructions away */
+    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+        osc_newrma_backoff(&spins);
+    }
+    memcpy(out, box->payload, out_bytes);
+    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
+    return OMPI_SUCCESS;
+}
+
+static int assist_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                      const void *in, size_t in_bytes, void *out, size_t out_bytes)
+{
+    uint32_t mine;
+    uint64_t stamp;
+    int ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
+
+    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, out, out_bytes);
+}
+
+int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                           uint64_t taddr, size_t bytes)
+{
+    osc_newrma_assist_pending_t *pending = &module->assist_pending;
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET, .count = (uint32_t) bytes,
+                             .addr = taddr };
+    int ret;
+
+    if (pending->active) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    ret = assist_post(module, target, &req, local, write ? bytes : 0, &pending->mine, &pending->stamp);
+    if (OMPI_SUCCESS == ret) {
+        *pending = (osc_newrma_assist_pending_t) { .active = true, .write = write, .target = target,
+                                                   .mine = pending->mine, .stamp = pending->stamp,
+                                                   .local = local, .taddr = taddr, .bytes = bytes };
+    }
+    return ret;
+}
+
+int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_assist_pending_t *pending = &module->assist_pending;
+    int ret;
+
+    pending->active = false;
+    ret = assist_finish(module, pending->target, pending->mine, pending->stamp, pending->write ? NULL : pending->local,
+                        pending->write ? 0 : pending->bytes);
+    if (OMPI_ERR_WOULD_BLOCK == ret) {
+        /* withdrawn: the origin buffer is still the caller's to read (a put
+         * is not complete yet) or to fill (a get) */
+        ret = osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, pending->target)->pid, pending->local,
+                                  pending->taddr, pending->bytes, pending->write);
+    }
+    return ret;
+}
+
+/* The target finds predefined types and intrinsic ops by index: the same in
+ * every process. */
+static inline bool dt_indexable(struct ompi_datatype_t *dt)
+{
+    return dt->id >= 0 && dt->id < OMPI_DATATYPE_MPI_MAX_PREDEFINED && ompi_datatype_basicDatatypes[dt->id] == dt;
+}
+
+int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
+                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, size_t count,
+                                 const void *origin, void *result)
+{
+    size_t bytes = count * dt->super.size;
+    assist_request_t req = { .kind = NEWRMA_ASSIST_ACC, .want_result = NULL != result, .dt_id = (uint16_t) dt->id,
+                             .op_index = op->o_f_to_c_index, .count = (uint32_t) count, .addr = taddr };
+
+    if (!dt_indexable(dt) || !ompi_op_is_intrinsic(op)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    return assist_run(module, target, &req, origin, &ompi_mpi_op_no_op.op == op ? 0 : bytes,
+                      result, NULL != result ? bytes : 0);
+}
+
+int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
+                          struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result)
+{
+    size_t size = dt->super.size;
+    uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD];
+    assist_request_t req = { .kind = NEWRMA_ASSIST_CAS, .want_result = 1, .dt_id = (uint16_t) dt->id,
+                             .count = 1, .addr = taddr };
+
+    if (!dt_indexable(dt)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    memcpy(in, origin, size);
+    memcpy(in + size, compare, size);
+    return assist_run(module, target, &req, in, 2 * size, result, size);
+}
+
+/* ------------------------------------------------------------------ */
+/* target side                                                         */
+/* ------------------------------------------------------------------ */
+
+static void presence_stamp(ompi_osc_newrma_module_t *module, uint64_t now)
+{
+    if (0 != now && now - module->assist_stamp_written >= NEWRMA_ASSIST_STAMP_NS) {
+        module->assist_stamp_written = now;
+        __atomic_store_n(&osc_newrma_shm_assist_presence(&module->shm, module->rank)->stamp, now,
+                         __ATOMIC_RELAXED);
+    }
+}
+
+/* Apply a request we have taken, to our own memory, under its stripe:
+ * old values (or the compare-and-swap's result) into `out`. */
+static void apply(const assist_request_t *req, struct ompi_datatype_t *dt, const uint8_t *in, uint8_t *out)
+{
+    size_t size = NULL != dt ? dt->super.size : 0;
+    char *t = (char *) (uintptr_t) req->addr;
+
+    if (NEWRMA_ASSIST_PUT == req->kind || NEWRMA_ASSIST_GET == req->kind) {
+        memcpy(NEWRMA_ASSIST_PUT == req->kind ? (void *) t : (void *) out, NEWRMA_ASSIST_PUT == req->kind ? in : (const uint8_t *) t,
+               req->count);
+        return;
+    }
+    if (NEWRMA_ASSIST_CAS == req->kind) {
+        memcpy(out, t, size);
+        if (0 == memcmp(t, in + size, size)) {
+            memcpy(t, in, size);
+        }
+        return;
+    }
+    osc_newrma_acc_combine((struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index),
+                           dt, t, in, req->want_result ? out : NULL, req->count, size);
+}
+
+/* Bytes a request carries in (origin data [| compare]) and the target's
+ * bytes it touches; 0 if the request cannot be valid (a stale copy). */
+static size_t request_bytes(const assist_request_t *req, struct ompi_datatype_t **dt, size_t *in_bytes)
+{
+    size_t bytes;
+
+    if (NEWRMA_ASSIST_PUT == req->kind || NEWRMA_ASSIST_GET == req->kind) {
+        *dt = NULL;
+        *in_bytes = NEWRMA_ASSIST_PUT == req->kind ? req->count : 0;
+        return req->count;
+    }
+    if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED) {
+        return 0;
+    }
+    *dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
+    bytes = (size_t) req->count * (*dt)->super.size;
+    *in_bytes = NEWRMA_ASSIST_CAS == req->kind ? 2 * bytes : bytes;
+    return bytes;
+}
+
+int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
+    _Alignas(16) uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD], out[NEWRMA_ASSIST_MAX_PAYLOAD];
+    uint32_t posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), taken;
+    struct ompi_datatype_t *dt;
+    assist_request_t req;
+    unsigned int stripe = 0;
+    bool locked;
+    size_t bytes, in_bytes;
+
+    presence_stamp(module, now);
+    if (NEWRMA_ASSIST_POSTED != (posted & NEWRMA_ASSIST_MASK)) {
+        return 0;
+    }
+    /* a copy first: until our compare-and-swap succeeds the request may be
+     * withdrawn and the line rewritten under us, so nothing read here is
+     * trusted (beyond staying in bounds) before then */
+    req = (assist_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
+                               .op_index = box->op_index, .count = box->count, .addr = box->addr };
+    bytes = request_bytes(&req, &dt, &in_bytes);
+    if (0 == bytes || in_bytes > module->assist_max_bytes || bytes > module->assist_max_bytes) {
+        return 0;
+    }
+    memcpy(in, box->payload, in_bytes);
+    /* the accumulate family excludes the single-copy path's read-combine-
+     * write through the element's stripe; puts and gets need no lock */
+    locked = NULL != dt;
+    if (locked && !osc_newrma_acc_stripe_trylock(module,
+                                                 MPI_WIN_FLAVOR_DYNAMIC == module->flavor
+                                                     ? req.addr
+                                                     : req.addr - osc_newrma_shm_peer(&module->shm, module->rank)->base,
+                                                 bytes, &stripe)) {
+        return 0;
+    }
+    taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        if (locked) {
+            osc_newrma_acc_stripe_unlock(module, stripe);
+        }
+        return 0;
+    }
+    apply(&req, dt, in, out);
+    if (locked) {
+        osc_newrma_acc_stripe_unlock(module, stripe);
+    }
+    if (NEWRMA_ASSIST_PUT != req.kind && (NEWRMA_ASSIST_ACC != req.kind || req.want_result)) {
+        memcpy(box->payload, out, bytes);
+    }
+    __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
+    return 1;
+}

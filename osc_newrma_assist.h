@@ -1,0 +1,82 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: target-assisted accumulates on windows of user memory
+ * (osc_newrma_assist.c, docs/shared-segment.md "Assist mailbox").
+ */
+
+#ifndef OSC_NEWRMA_ASSIST_H
+#define OSC_NEWRMA_ASSIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osc_newrma.h"
+
+enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET };
+
+/* Could `count` elements of predefined `dt` to `target` go through the
+ * mailbox at all?  (A window with a mailbox, not ourselves, payload fits.) */
+static inline bool osc_newrma_assist_fits(const ompi_osc_newrma_module_t *module, int target, int count,
+                                          struct ompi_datatype_t *dt)
+{
+    return (size_t) count * dt->super.size <= module->assist_max_bytes && target != module->rank;
+}
+
+/* Origin side: have the target apply the operation (an accumulate or
+ * get_accumulate of `count` elements, old values into `result` if not NULL;
+ * a compare-and-swap of one element).  OMPI_SUCCESS: done, as if by the
+ * single-copy path; OMPI_ERR_WOULD_BLOCK: the target is not inside MPI (or
+ * its mailbox is busy, or it did not answer in time) -- the caller does it
+ * itself.  `taddr`: the first target byte, range-checked. */
+int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
+                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, size_t count,
+                                 const void *origin, void *result);
+int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
+                          struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result);
+
+/* Origin side, small contiguous puts and gets of the single-copy table:
+ * post one to the target and return (OMPI_ERR_WOULD_BLOCK: not posted --
+ * target absent, mailbox busy, or this window has one in flight already;
+ * the caller batches it as usual).  Whatever synchronization completes
+ * the window's operations calls move_complete first when the window has one
+ * pending: it waits for the answer (a get's data into its buffer), or
+ * withdraws the request and does it by single copy. */
+int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                           uint64_t taddr, size_t bytes);
+int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module);
+static inline bool osc_newrma_assist_move_pending(const ompi_osc_newrma_module_t *module)
+{
+    return module->assist_pending.active;
+}
+
+/* Target side, from opal_progress (osc_newrma_progress.c): refresh the
+ * presence stamp if `now` (0: no clock reading this call), then apply a
+ * posted request if its stripe is free.  Never waits.  Returns the work done. */
+int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now);
+
+/* Creation: size the payload (0: no mailbox use); whether the window is
+ * served from progress. */
+void osc_newrma_assist_init(ompi_osc_newrma_module_t *module);
+static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *module)
+{
+    return 0 != module->assist_max_bytes;
+}
+
+/* One step of a window's own spin-wait where origins may be waiting for
+ * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
+ * from opal_progress, which the backoff reaches after its busy phase.
+ * Threads would serve it concurrently with progress (which serializes its
+ * calls): single-threaded windows only. */
+static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
+{
+    if (0 != module->assist_move_bytes) {
+        (void) osc_newrma_assist_serve(module, 0);
+    }
+    osc_newrma_backoff(spins);
+}
+
+/* the clock of presence stamps: CLOCK_MONOTONIC, ns */
+uint64_t osc_newrma_assist_now(void);
+
+#endif

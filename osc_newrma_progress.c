@@ -1,0 +1,131 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: node-path windows this process serves from opal_progress.
+ *
+ * Two kinds of work need the process's help while it is anywhere in MPI
+ * (a barrier, a receive, another window's synchronization):
+ *  - a post ring that can fill (osc_newrma_signal.c): posters wait for the
+ *    owner to take its notices;
+ *  - the assist mailbox of a window of user memory (osc_newrma_assist.c):
+ *    origins hand small accumulates to the owner and fall back to
+ *    single-copy when nobody answers.
+ * One list and one progress callback for both, registered while the list is
+ * not empty.  The callback never waits: it takes the list's lock with a try
+ * (a thread freeing a window may hold it) and each piece of work is a try.
+ */
+
+#include "ompi_config.h"
+
+#include "opal/runtime/opal_progress.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_assist.h"
+#include "osc_newrma_progress.h"
+#include "osc_newrma_signal.h"
+
+typedef struct {
+    opal_list_item_t super;
+    ompi_osc_newrma_module_t *module;
+    bool drain;                      /* its post ring can fill */
+    bool assist;                     /* it serves its assist mailbox */
+} served_window_t;
+static OBJ_CLASS_INSTANCE(served_window_t, opal_list_item_t, NULL, NULL);
+
+static opal_list_t served_windows;
+static opal_mutex_t served_lock;
+static bool served_ready = false;
+static unsigned int served_assist;       /* windows serving their mailbox */
+static unsigned int progress_calls;
+
+/* The presence stamp needs a clock reading; one every 8 calls keeps it
+ * fresh to a microsecond or so in a progress loop, at a few ns a call. */
+#define NEWRMA_STAMP_EVERY 8
+
+static int served_progress(void)
+{
+    served_window_t *item;
+    uint64_t now = 0;
+    int count = 0;
+
+    if (0 != opal_mutex_trylock(&served_lock)) {
+        return 0;
+    }
+    if (served_assist > 0 && 0 == (++progress_calls % NEWRMA_STAMP_EVERY)) {
+        now = osc_newrma_assist_now();
+    }
+    OPAL_LIST_FOREACH(item, &served_windows, served_window_t) {
+        if (item->drain) {
+            count += osc_newrma_signal_progress(item->module);
+        }
+        if (item->assist) {
+            count += osc_newrma_assist_serve(item->module, now);
+        }
+    }
+    opal_mutex_unlock(&served_lock);
+    return count;
+}
+
+int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
+{
+    bool drain = osc_newrma_signal_needs_progress(module), assist = osc_newrma_assist_served(module), first;
+    served_window_t *item;
+
+    if (!drain && !assist) {
+        return OMPI_SUCCESS;
+    }
+    if (!served_ready) {
+        OBJ_CONSTRUCT(&served_windows, opal_list_t);
+        OBJ_CONSTRUCT(&served_lock, opal_mutex_t);
+        served_ready = true;
+    }
+    item = OBJ_NEW(served_window_t);
+    if (NULL == item) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    item->module = module;
+    item->drain = drain;
+    item->assist = assist;
+    opal_mutex_lock(&served_lock);
+    opal_list_append(&served_windows, &item->super);
+    served_assist += assist;
+    first = 1 == opal_list_get_size(&served_windows);
+    opal_mutex_unlock(&served_lock);
+    if (assist) {
+        /* present from now on, not only after the first progress calls */
+        (void) osc_newrma_assist_serve(module, osc_newrma_assist_now());
+    }
+    return first ? opal_progress_register(served_progress) : OMPI_SUCCESS;
+}
+
+void osc_newrma_progress_window_remove(ompi_osc_newrma_module_t *module)
+{
+    served_window_t *item, *next;
+    bool last = false, found = false;
+
+    if (!served_ready) {
+        return;
+    }
+    opal_mutex_lock(&served_lock);
+    OPAL_LIST_FOREACH_SAFE(item, next, &served_windows, served_window_t) {
+        if (item->module == module) {
+            opal_list_remove_item(&served_windows, &item->super);
+            served_assist -= item->assist;
+            OBJ_RELEASE(item);
+            found = true;
+            last = 0 == opal_list_get_size(&served_windows);
+        }
+    }
+    opal_mutex_unlock(&served_lock);
+    if (found && last) {
+        (void) opal_progress_unregister(served_progress);
+    }
+}
+
+void osc_newrma_progress_fini(void)
+{
+    if (served_ready) {
+        OPAL_LIST_DESTRUCT(&served_windows);
+        OBJ_DESTRUCT(&served_lock);
+        served_ready = false;
+    }
+}

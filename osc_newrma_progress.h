@@ -1,0 +1,18 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: node-path windows served from opal_progress
+ * (osc_newrma_progress.c).
+ */
+
+#ifndef OSC_NEWRMA_PROGRESS_H
+#define OSC_NEWRMA_PROGRESS_H
+
+struct ompi_osc_newrma_module_t;
+
+/* add: list the window if it needs the progress engine (a post ring that
+ * can fill, an assist mailbox); remove: unlist it (safe if never listed) */
+int osc_newrma_progress_window_add(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_progress_window_remove(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_progress_fini(void);
+
+#endif
