@@ -226,13 +226,18 @@ typedef struct {
  * (osc_newrma_assist.c; at most one per window, single-threaded windows). */
 typedef struct {
     bool active;
-    bool write;
+    uint8_t kind;                        /* NEWRMA_ASSIST_PUT / _GET / _ACC */
     int target;
     uint32_t mine;                       /* the request's sequence */
     uint64_t stamp;                      /* the presence stamp it was posted on */
     void *local;                         /* the origin buffer */
     uint64_t taddr;
     size_t bytes;
+    /* an accumulate, as the single-copy path needs it if withdrawn */
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *dt;
+    int count;
+    ptrdiff_t disp;
 } osc_newrma_assist_pending_t;
 
 /* operations one single-copy batch holds (each a local and a remote iovec) */

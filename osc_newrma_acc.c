@@ -588,7 +588,7 @@ static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    return osc_newrma_assist_accumulate(module, target, taddr, op, dt, (size_t) count, origin_addr, result_addr);
+    return osc_newrma_assist_accumulate(module, target, taddr, target_disp, op, dt, count, origin_addr, result_addr);
 }
 
 /* Any accumulate, any datatypes, either path. */
@@ -641,22 +641,34 @@ static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int o
                           int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    bool simple = acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op);
+    int ret;
 
-    if (acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op)) {
-        if (NEWRMA_PATH_DIRECT == module->path) {
-            return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
-                                     target_dt, op);
-        }
-        if (osc_newrma_assist_fits(module, target, target_count, target_dt)) {
-            int ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count,
-                                       target_dt, op);
-            if (OMPI_ERR_WOULD_BLOCK != ret) {
-                return ret;
-            }
+    if (NEWRMA_PATH_DIRECT == module->path) {
+        return simple ? acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
+                                          target_dt, op)
+                      : acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count,
+                                    result_dt, target, target_disp, target_count, target_dt, op);
+    }
+    /* accumulates of one origin are ordered: one handed to a target first */
+    ret = osc_newrma_assist_flush_pending(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (simple && osc_newrma_assist_fits(module, target, target_count, target_dt)) {
+        ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
+        if (OMPI_ERR_WOULD_BLOCK != ret) {
+            return ret;
         }
     }
     return acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
                        target_disp, target_count, target_dt, op);
+}
+
+int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *origin, int count,
+                               struct ompi_datatype_t *dt, int target, ptrdiff_t disp, struct ompi_op_t *op)
+{
+    return acc_general(module, origin, count, dt, NULL, 0, NULL, target, disp, count, dt, op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -708,8 +720,11 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
     bool self = target == module->rank;
     acc_locks_t locks;
     uint64_t taddr, offset;
-    int ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+    int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
 
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

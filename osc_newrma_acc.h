@@ -58,6 +58,10 @@ void osc_newrma_acc_stripe_unlock(struct ompi_osc_newrma_module_t *module, unsig
 void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
                             void *old, size_t n, size_t esize);
 
+/* An accumulate by the single-copy path alone (a withdrawn assisted one). */
+int osc_newrma_acc_single_copy(struct ompi_osc_newrma_module_t *module, const void *origin, int count,
+                               struct ompi_datatype_t *dt, int target, ptrdiff_t disp, struct ompi_op_t *op);
+
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);
 

@@ -204,41 +204,58 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const assist
     return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, out, out_bytes);
 }
 
-int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                           uint64_t taddr, size_t bytes)
+/* Post a request that completes later: at most one per window. */
+static int assist_defer(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                        const osc_newrma_assist_pending_t *what, const void *in, size_t in_bytes)
 {
     osc_newrma_assist_pending_t *pending = &module->assist_pending;
-    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET, .count = (uint32_t) bytes,
-                             .addr = taddr };
+    uint32_t mine;
+    uint64_t stamp;
     int ret;
 
     if (pending->active) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    ret = assist_post(module, target, &req, local, write ? bytes : 0, &pending->mine, &pending->stamp);
+    ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
     if (OMPI_SUCCESS == ret) {
-        *pending = (osc_newrma_assist_pending_t) { .active = true, .write = write, .target = target,
-                                                   .mine = pending->mine, .stamp = pending->stamp,
-                                                   .local = local, .taddr = taddr, .bytes = bytes };
+        *pending = *what;
+        pending->active = true;
+        pending->kind = req->kind;
+        pending->target = target;
+        pending->mine = mine;
+        pending->stamp = stamp;
     }
     return ret;
 }
 
+int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                           uint64_t taddr, size_t bytes)
+{
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET, .count = (uint32_t) bytes,
+                             .addr = taddr };
+    osc_newrma_assist_pending_t what = { .local = local, .taddr = taddr, .bytes = bytes };
+
+    return assist_defer(module, target, &req, &what, local, write ? bytes : 0);
+}
+
 int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
 {
-    osc_newrma_assist_pending_t *pending = &module->assist_pending;
+    osc_newrma_assist_pending_t *p = &module->assist_pending;
+    bool get = NEWRMA_ASSIST_GET == p->kind;
     int ret;
 
-    pending->active = false;
-    ret = assist_finish(module, pending->target, pending->mine, pending->stamp, pending->write ? NULL : pending->local,
-                        pending->write ? 0 : pending->bytes);
-    if (OMPI_ERR_WOULD_BLOCK == ret) {
-        /* withdrawn: the origin buffer is still the caller's to read (a put
-         * is not complete yet) or to fill (a get) */
-        ret = osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, pending->target)->pid, pending->local,
-                                  pending->taddr, pending->bytes, pending->write);
+    p->active = false;
+    ret = assist_finish(module, p->target, p->mine, p->stamp, get ? p->local : NULL, get ? p->bytes : 0);
+    if (OMPI_ERR_WOULD_BLOCK != ret) {
+        return ret;
     }
-    return ret;
+    /* withdrawn: the origin buffer is still the caller's to read (a put or
+     * an accumulate is not complete yet) or to fill (a get) */
+    if (NEWRMA_ASSIST_ACC == p->kind) {
+        return osc_newrma_acc_single_copy(module, p->local, p->count, p->dt, p->target, p->disp, p->op);
+    }
+    return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid, p->local, p->taddr, p->bytes,
+                               NEWRMA_ASSIST_PUT == p->kind);
 }
 
 /* The target finds predefined types and intrinsic ops by index: the same in
@@ -248,19 +265,24 @@ static inline bool dt_indexable(struct ompi_datatype_t *dt)
     return dt->id >= 0 && dt->id < OMPI_DATATYPE_MPI_MAX_PREDEFINED && ompi_datatype_basicDatatypes[dt->id] == dt;
 }
 
-int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
-                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, size_t count,
+int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr, ptrdiff_t disp,
+                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, int count,
                                  const void *origin, void *result)
 {
-    size_t bytes = count * dt->super.size;
+    size_t bytes = (size_t) count * dt->super.size, in_bytes = &ompi_mpi_op_no_op.op == op ? 0 : bytes;
     assist_request_t req = { .kind = NEWRMA_ASSIST_ACC, .want_result = NULL != result, .dt_id = (uint16_t) dt->id,
                              .op_index = op->o_f_to_c_index, .count = (uint32_t) count, .addr = taddr };
 
     if (!dt_indexable(dt) || !ompi_op_is_intrinsic(op)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    return assist_run(module, target, &req, origin, &ompi_mpi_op_no_op.op == op ? 0 : bytes,
-                      result, NULL != result ? bytes : 0);
+    /* no result wanted: complete it at the next completion point, like a put */
+    if (NULL == result && 0 != module->assist_move_bytes) {
+        osc_newrma_assist_pending_t what = { .local = (void *) origin, .taddr = taddr, .bytes = bytes, .op = op,
+                                             .dt = dt, .count = count, .disp = disp };
+        return assist_defer(module, target, &req, &what, origin, in_bytes);
+    }
+    return assist_run(module, target, &req, origin, in_bytes, result, NULL != result ? bytes : 0);
 }
 
 int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,

@@ -26,14 +26,26 @@ static inline bool osc_newrma_assist_fits(const ompi_osc_newrma_module_t *module
 /* Origin side: have the target apply the operation (an accumulate or
  * get_accumulate of `count` elements, old values into `result` if not NULL;
  * a compare-and-swap of one element).  OMPI_SUCCESS: done, as if by the
- * single-copy path; OMPI_ERR_WOULD_BLOCK: the target is not inside MPI (or
+ * single-copy path -- or, for an accumulate without result on a
+ * single-threaded window, posted and pending like a handed-over put
+ * (osc_newrma_assist_move_complete); OMPI_ERR_WOULD_BLOCK: the target is not inside MPI (or
  * its mailbox is busy, or it did not answer in time) -- the caller does it
  * itself.  `taddr`: the first target byte, range-checked. */
-int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
-                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, size_t count,
+int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr, ptrdiff_t disp,
+                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, int count,
                                  const void *origin, void *result);
 int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
                           struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result);
+
+/* Complete the window's pending handed-over operation, if any: every
+ * accumulate-family call does first (accumulates from one origin are
+ * ordered, and the pending one may be an accumulate), and so do the
+ * synchronizations that complete operations. */
+int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module);
+static inline int osc_newrma_assist_flush_pending(ompi_osc_newrma_module_t *module)
+{
+    return OPAL_UNLIKELY(module->assist_pending.active) ? osc_newrma_assist_move_complete(module) : OMPI_SUCCESS;
+}
 
 /* Origin side, small contiguous puts and gets of the single-copy table:
  * post one to the target and return (OMPI_ERR_WOULD_BLOCK: not posted --
@@ -44,11 +56,6 @@ int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t
  * withdraws the request and does it by single copy. */
 int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                            uint64_t taddr, size_t bytes);
-int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module);
-static inline bool osc_newrma_assist_move_pending(const ompi_osc_newrma_module_t *module)
-{
-    return module->assist_pending.active;
-}
 
 /* Target side, from opal_progress (osc_newrma_progress.c): refresh the
  * presence stamp if `now` (0: no clock reading this call), then apply a

@@ -328,6 +328,11 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    /* an operation handed to a target is not left in its mailbox */
+    ret = osc_newrma_assist_flush_pending(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
     /* every packet of the window in a queue before the barrier, so none is
      * lost when the FIFO segment goes */
     if (NEWRMA_PATH_AM == module->path) {

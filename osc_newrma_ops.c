@@ -106,8 +106,7 @@ static int cma_batch_issue(ompi_osc_newrma_module_t *module)
  * target, then the batch. */
 static int cma_complete_pending(ompi_osc_newrma_module_t *module)
 {
-    int ret = OPAL_UNLIKELY(osc_newrma_assist_move_pending(module)) ? osc_newrma_assist_move_complete(module)
-                                                                      : OMPI_SUCCESS;
+    int ret = osc_newrma_assist_flush_pending(module);
     int ret2 = cma_batch_issue(module);
     return OMPI_SUCCESS != ret ? ret : ret2;
 }
@@ -280,8 +279,11 @@ static int newrma_raccumulate(const void *oa, int oc, struct ompi_datatype_t *od
                               struct ompi_request_t **request)
 {
     int ret = passive_epoch_check(win, request);
-    return OMPI_SUCCESS != ret ? ret
-        : completed(osc_newrma_accumulate(oa, oc, odt, target, td, tc, tdt, op, win), request);
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_accumulate(oa, oc, odt, target, td, tc, tdt, op, win);
+    }
+    /* complete when it returns: not left pending with a target */
+    return completed(OMPI_SUCCESS != ret ? ret : osc_newrma_assist_flush_pending(osc_newrma_module(win)), request);
 }
 
 static int newrma_rget_accumulate(const void *oa, int oc, struct ompi_datatype_t *odt, void *ra, int rc,
