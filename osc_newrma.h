@@ -230,9 +230,14 @@ typedef struct {
     int target;
     uint32_t mine;                       /* the request's sequence */
     uint64_t stamp;                      /* the presence stamp it was posted on */
-    void *local;                         /* the origin buffer */
+    void *local;                         /* a get's origin buffer */
     uint64_t taddr;
     size_t bytes;
+    /* a put's or accumulate's data as it was at the call: if the request is
+     * withdrawn, the single-copy path sends this, not whatever the caller's
+     * buffer holds by then (programs reuse it, and other components copy
+     * small origin data at the call too) */
+    _Alignas(16) uint8_t data[64];
     /* an accumulate, as the single-copy path needs it if withdrawn */
     struct ompi_op_t *op;
     struct ompi_datatype_t *dt;

@@ -219,6 +219,7 @@ static int assist_defer(ompi_osc_newrma_module_t *module, int target, const assi
     ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
     if (OMPI_SUCCESS == ret) {
         *pending = *what;
+        memcpy(pending->data, in, in_bytes);
         pending->active = true;
         pending->kind = req->kind;
         pending->target = target;
@@ -249,12 +250,13 @@ int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
     if (OMPI_ERR_WOULD_BLOCK != ret) {
         return ret;
     }
-    /* withdrawn: the origin buffer is still the caller's to read (a put or
-     * an accumulate is not complete yet) or to fill (a get) */
+    /* withdrawn: by single copy, from the data as it was at the call (or
+     * into the get's buffer, still the caller's to fill) */
     if (NEWRMA_ASSIST_ACC == p->kind) {
-        return osc_newrma_acc_single_copy(module, p->local, p->count, p->dt, p->target, p->disp, p->op);
+        return osc_newrma_acc_single_copy(module, p->data, p->count, p->dt, p->target, p->disp, p->op);
     }
-    return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid, p->local, p->taddr, p->bytes,
+    return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
+                               NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
                                NEWRMA_ASSIST_PUT == p->kind);
 }
 
@@ -278,7 +280,7 @@ int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, u
     }
     /* no result wanted: complete it at the next completion point, like a put */
     if (NULL == result && 0 != module->assist_move_bytes) {
-        osc_newrma_assist_pending_t what = { .local = (void *) origin, .taddr = taddr, .bytes = bytes, .op = op,
+        osc_newrma_assist_pending_t what = { .taddr = taddr, .bytes = bytes, .op = op,
                                              .dt = dt, .count = count, .disp = disp };
         return assist_defer(module, target, &req, &what, origin, in_bytes);
     }
