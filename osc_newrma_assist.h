@@ -72,13 +72,14 @@ static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *modu
 
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
- * from opal_progress, which the backoff reaches after its busy phase.
- * Threads would serve it concurrently with progress (which serializes its
- * calls): single-threaded windows only. */
+ * from opal_progress, which the backoff reaches after its busy phase
+ * (osc_newrma_progress_serve: serialized with progress, which may run in
+ * another thread). */
+int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module);
 static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
 {
-    if (0 != module->assist_move_bytes) {
-        (void) osc_newrma_assist_serve(module, 0);
+    if (0 != module->assist_max_bytes) {
+        (void) osc_newrma_progress_serve(module);
     }
     osc_newrma_backoff(spins);
 }

@@ -65,6 +65,18 @@ static int served_progress(void)
     return count;
 }
 
+int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module)
+{
+    int count;
+
+    if (0 != opal_mutex_trylock(&served_lock)) {
+        return 0;
+    }
+    count = osc_newrma_assist_serve(module, 0);
+    opal_mutex_unlock(&served_lock);
+    return count;
+}
+
 int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
 {
     bool drain = osc_newrma_signal_needs_progress(module), assist = osc_newrma_assist_served(module), first;
