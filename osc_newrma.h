@@ -95,6 +95,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int lock_qnodes;
     unsigned int lock_quiet_after;
     unsigned int post_ring_slots;
+    unsigned int post_box_origins;       /* PSCW posts to at most this many use the post box */
     unsigned int acc_stripes;
     size_t acc_granularity;
     size_t cma_batch_bytes;
@@ -248,6 +249,16 @@ typedef struct {
 /* operations one single-copy batch holds (each a local and a remote iovec) */
 #define NEWRMA_CMA_BATCH 64
 
+/* How an origin saw a target's post in MPI_Win_start (osc_newrma_signal.c),
+ * which tells MPI_Win_complete how to answer it: the target's post box slot
+ * `slot` at box sequence `seq`, or a notice in our ring (NEWRMA_POST_RING:
+ * answered through the target's completion counter). */
+enum { NEWRMA_POST_UNSEEN = -2, NEWRMA_POST_RING = -1 };
+typedef struct {
+    int32_t slot;
+    uint32_t seq;
+} osc_newrma_post_match_t;
+
 struct ompi_osc_newrma_module_t {
     /* The window's function table.  Copied at creation from the table that
      * fits this window (osc_newrma_module.c); never changed afterwards. */
@@ -320,6 +331,8 @@ struct ompi_osc_newrma_module_t {
      * exposure epochs so far expect */
     const int *start_ranks;              /* borrowed from start_groups */
     size_t start_count;
+    osc_newrma_post_match_t *start_matches;   /* per start rank: where its post was seen */
+    size_t start_matches_capacity;
     osc_newrma_group_cache_t start_groups, post_groups;
     bool exposure_active;
     int *posts_seen;
@@ -351,6 +364,7 @@ struct ompi_osc_newrma_module_t {
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
     struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_fifo.c), or NULL */
 };
+
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 
 static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win)

@@ -191,6 +191,11 @@ static int component_register(void)
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
         OPAL_INFO_LVL_5, 64, &c->post_ring_slots);
+    register_uint("post_box_origins",
+        "PSCW: an MPI_Win_post to at most this many origins is published on the target's own "
+        "completion line, which the origins' completions write too (one cache line each way per "
+        "epoch); larger posts go through the origins' post rings (0: always the rings; at most 6)",
+        OPAL_INFO_LVL_5, NEWRMA_POST_BOX_ORIGINS, &c->post_box_origins);
     register_uint("accumulate_stripes",
         "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "
         "their bytes ((offset / granularity) mod stripes), so accumulates to different parts of a "
@@ -301,6 +306,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (0 == c->acc_stripes) {
         c->acc_stripes = 1;
+    }
+    if (c->post_box_origins > NEWRMA_POST_BOX_ORIGINS) {
+        c->post_box_origins = NEWRMA_POST_BOX_ORIGINS;
     }
     /* powers of two: stripes and operation-table slots are picked with a mask */
     c->acc_stripes = round_down_to_power_of_two(c->acc_stripes);

@@ -105,6 +105,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     osc_newrma_group_cache_release(&module->start_groups);
     osc_newrma_group_cache_release(&module->post_groups);
     free(module->posts_seen);
+    free(module->start_matches);
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
     }

@@ -89,7 +89,7 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
     layout->post_tail_in_rank = offset;
     offset += line;
     layout->complete_in_rank = offset;
-    offset += line;
+    offset += align_up(sizeof(osc_newrma_post_box_t), line);
     layout->acc_stripes = params->acc_stripes;
     layout->acc_in_rank = offset;
     offset += (size_t) params->acc_stripes * line;
@@ -187,7 +187,8 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
         osc_newrma_shm_print_region(print, ctx, "  queue nodes", l->qnodes_in_rank, (size_t) l->qnodes * l->cacheline, text);
     }
     osc_newrma_shm_print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
-    osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, l->cacheline, "written by ranks completing to it");
+    osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, align_up(sizeof(osc_newrma_post_box_t), l->cacheline),
+                                 "post box; written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
     if (SIZE_MAX != l->dyn_in_rank) {

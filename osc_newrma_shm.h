@@ -99,6 +99,25 @@ typedef struct {
     volatile uint64_t stamp;
 } osc_newrma_assist_presence_t;
 
+/* A rank's completion line (PSCW), written by the origins completing to it
+ * and read by the rank in MPI_Win_wait.  It is also the rank's post box: a
+ * post to at most NEWRMA_POST_BOX_ORIGINS origins is published here rather
+ * than in each origin's ring, and each origin completes by writing its
+ * `done` word on the same line -- so a post and its completion move one
+ * line back and forth, like a ping-pong, where ring + counter moved two
+ * (osc_newrma_signal.c).  `seq` is a seqlock: odd while the owner rewrites
+ * the box, even when published; `done[k]` holds the published seq once
+ * origin[k] completed.  Larger posts (and MPI_MODE_NOCHECK epochs) use the
+ * ring and the `completes` counter. */
+#define NEWRMA_POST_BOX_ORIGINS 6
+typedef struct {
+    volatile int64_t completes;      /* completions of ring posts, never reset */
+    volatile uint32_t seq;           /* owner: odd while writing, even when published */
+    volatile uint32_t count;         /* origins in the box (0: none yet) */
+    volatile int32_t origin[NEWRMA_POST_BOX_ORIGINS];
+    volatile uint32_t done[NEWRMA_POST_BOX_ORIGINS];
+} osc_newrma_post_box_t;
+
 /* Window-wide synchronization words, each on a line of its own because
  * different processes write each of them. */
 enum {
@@ -149,7 +168,7 @@ typedef struct {
     size_t lock_in_rank;             /* one line */
     size_t qnodes_in_rank;           /* qnodes lines */
     size_t post_tail_in_rank;        /* one line: written by posters */
-    size_t complete_in_rank;         /* one line: written by completing origins */
+    size_t complete_in_rank;         /* completion line and post box (osc_newrma_post_box_t) */
     size_t dyn_in_rank;              /* owner-written, dynamic windows only */
     size_t ring_in_rank;             /* ring_slots x int64 cells */
     size_t assist_in_rank;           /* create/dynamic: mailbox line, presence line */
@@ -262,9 +281,9 @@ static inline volatile int64_t *osc_newrma_shm_post_tail(const osc_newrma_shm_t 
     return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_tail_in_rank);
 }
 
-static inline volatile int64_t *osc_newrma_shm_completes(const osc_newrma_shm_t *shm, int rank)
+static inline osc_newrma_post_box_t *osc_newrma_shm_post_box(const osc_newrma_shm_t *shm, int rank)
 {
-    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.complete_in_rank);
+    return (osc_newrma_post_box_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.complete_in_rank);
 }
 
 static inline volatile int64_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)

@@ -12,15 +12,24 @@
  * arrives at e+1 (osc_newrma_fence); that wait is free unless e was left
  * unfinished.
  *
- * PSCW notices: MPI_Win_post puts the target's rank in a bounded ring of each
- * origin in its group; MPI_Win_start takes from its own ring the notices of
- * its group's targets and keeps any early notice (a target that already
- * posted for a later epoch) until a later start.  MPI_Win_complete adds one
- * to each target's completion counter; MPI_Win_wait waits for the counter to
- * reach the number of origins posted to.  Work is O(group); memory is a ring
- * of at most osc_newrma_post_ring_slots entries per rank, no P x P table.
- * A completion can never be early: an origin completes to a target only
- * after that target's post for the same epoch.
+ * PSCW notices, two ways:
+ *  - post box (a post to at most NEWRMA_POST_BOX_ORIGINS origins): the
+ *    target publishes the origins in the box on its own completion line;
+ *    MPI_Win_start reads each target's box, and MPI_Win_complete answers
+ *    by writing its `done` word there.  A post and its completion move the
+ *    same line to and fro, as a cache-line ping-pong does.
+ *  - ring (larger posts): MPI_Win_post puts the target's rank in a bounded
+ *    ring of each origin in its group; MPI_Win_start takes from its own ring
+ *    the notices of its group's targets and keeps any early notice (a target
+ *    that already posted for a later epoch) until a later start;
+ *    MPI_Win_complete adds one to the target's completion counter.
+ * MPI_Win_wait waits for every box slot of its post to be done and the
+ * counter to reach the ring posts' origins.  A target has at most one post
+ * outstanding (it posts again only after its wait), so an origin finds it
+ * in exactly one of the two places.  Work is O(group); memory is one line
+ * and a ring of at most osc_newrma_post_ring_slots entries per rank, no
+ * P x P table.  A completion can never be early: an origin completes to a
+ * target only after that target's post for the same epoch.
  *
  * The design's MEM_SYNC around each PROC_SYNC is a release fence before the
  * signal and an acquire fence after it is seen (opal_atomic_wmb / rmb: the
@@ -205,54 +214,147 @@ int osc_newrma_signal_progress(ompi_osc_newrma_module_t *module)
     return count;
 }
 
+/* ------------------------------------------------------------------ */
+/* PSCW: the post box                                                  */
+/* ------------------------------------------------------------------ */
+
+static inline bool post_box_fits(size_t count)
+{
+    return count <= mca_osc_newrma_component.post_box_origins;
+}
+
+/* Publish a post in our own box (the seqlock's writer).  Nobody else
+ * writes the box meanwhile: every origin of the previous post has written
+ * its done word (our MPI_Win_wait returned), and the new post's origins
+ * wait for the even seq.  The listed slots' done words get the odd seq,
+ * which no origin ever writes, so no stale value -- however old -- can read
+ * as done for the new post. */
+static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
+{
+    osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
+    uint32_t writing = box->seq + 1;
+
+    box->seq = writing;
+    opal_atomic_wmb();
+    for (size_t k = 0 ; k < count ; ++k) {
+        box->origin[k] = origins[k];
+        box->done[k] = writing;
+    }
+    box->count = (uint32_t) count;
+    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC, and the box before its seq */
+    box->seq = writing + 1;
+}
+
+/* Has `target` published a post naming us that we have not completed yet?
+ * A seqlock read: nothing counts unless the seq was even and unchanged. */
+static bool post_box_take(ompi_osc_newrma_module_t *module, int target, osc_newrma_post_match_t *match)
+{
+    const osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, target);
+    uint32_t seq = box->seq, count, done = seq;
+    int32_t slot = NEWRMA_POST_UNSEEN;
+
+    if (seq & 1) {
+        return false;
+    }
+    opal_atomic_rmb();
+    count = box->count;
+    for (uint32_t k = 0 ; k < count && k < NEWRMA_POST_BOX_ORIGINS ; ++k) {
+        if (box->origin[k] == module->rank) {
+            slot = (int32_t) k;
+            done = box->done[k];
+            break;
+        }
+    }
+    opal_atomic_rmb();
+    if (slot < 0 || done == seq || box->seq != seq) {
+        return false;
+    }
+    *match = (osc_newrma_post_match_t) { .slot = slot, .seq = seq };
+    return true;
+}
+
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
+    if (post_box_fits(count)) {
+        post_box_publish(module, origins, count);
+        return OMPI_SUCCESS;
+    }
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
         ring_push(module, origins[i], module->rank);
     }
+    module->completes_expected += (int64_t) count;
     return OMPI_SUCCESS;
 }
 
-static bool sorted_contains(const int *ranks, size_t count, int rank)
+/* Size the start group's match records and set them all to `slot`. */
+int osc_newrma_start_matches_reset(ompi_osc_newrma_module_t *module, size_t count, int32_t slot)
 {
-    return NULL != bsearch(&rank, ranks, count, sizeof(int), osc_newrma_int_compare);
+    if (count > module->start_matches_capacity) {
+        size_t capacity = count > 8 ? count : 8;
+        osc_newrma_post_match_t *grown = realloc(module->start_matches, capacity * sizeof(*grown));
+        if (NULL == grown) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        module->start_matches = grown;
+        module->start_matches_capacity = capacity;
+    }
+    for (size_t i = 0 ; i < count ; ++i) {
+        module->start_matches[i] = (osc_newrma_post_match_t) { .slot = slot };
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Take our ring's notices and match those of start targets not seen yet;
+ * keep the others, in order, for a later start. */
+static int ring_match(ompi_osc_newrma_module_t *module, const int *targets, size_t count, size_t *unseen)
+{
+    size_t kept = 0;
+    int ret;
+
+    OPAL_THREAD_LOCK(&module->lock);
+    ret = ring_drain(module);
+    OPAL_THREAD_UNLOCK(&module->lock);
+    for (size_t i = 0 ; i < module->posts_seen_count ; ++i) {
+        int rank = module->posts_seen[i];
+        const int *found = bsearch(&rank, targets, count, sizeof(int), osc_newrma_int_compare);
+        osc_newrma_post_match_t *match = NULL != found ? &module->start_matches[found - targets] : NULL;
+
+        if (NULL != match && NEWRMA_POST_UNSEEN == match->slot) {
+            match->slot = NEWRMA_POST_RING;
+            --*unseen;
+        } else {
+            module->posts_seen[kept++] = rank;
+        }
+    }
+    module->posts_seen_count = kept;
+    return ret;
 }
 
 /* Wait for the post of every target of the start group (sorted ranks). */
 int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
 {
-    size_t matched = 0;
+    size_t unseen = count;
     unsigned int spins = 0;
-    int ret;
+    int ret = osc_newrma_start_matches_reset(module, count, NEWRMA_POST_UNSEEN);
 
-    for (;;) {
-        OPAL_THREAD_LOCK(&module->lock);
-        ret = ring_drain(module);
-        OPAL_THREAD_UNLOCK(&module->lock);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        /* consume notices of our group; keep the others in order */
-        size_t kept = 0;
-        for (size_t i = 0 ; i < module->posts_seen_count ; ++i) {
-            int rank = module->posts_seen[i];
-            /* a target has at most one notice outstanding per origin: it
-             * cannot post again before this origin completes with it */
-            if (matched < count && sorted_contains(targets, count, rank)) {
-                matched++;
-            } else {
-                module->posts_seen[kept++] = rank;
+    while (OMPI_SUCCESS == ret) {
+        for (size_t i = 0 ; i < count ; ++i) {
+            if (NEWRMA_POST_UNSEEN == module->start_matches[i].slot
+                && post_box_take(module, targets[i], &module->start_matches[i])) {
+                --unseen;
             }
         }
-        module->posts_seen_count = kept;
-        if (matched == count) {
+        if (unseen > 0) {
+            ret = ring_match(module, targets, count, &unseen);
+        }
+        if (0 == unseen) {
             break;
         }
         osc_newrma_backoff(&spins);
     }
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -263,14 +365,30 @@ void osc_newrma_complete_signal(ompi_osc_newrma_module_t *module, const int *tar
 {
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
-        (void) opal_atomic_fetch_add_64(osc_newrma_shm_completes(&module->shm, targets[i]), 1);
+        osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, targets[i]);
+        const osc_newrma_post_match_t *match = &module->start_matches[i];
+
+        if (match->slot >= 0) {
+            box->done[match->slot] = match->seq;
+        } else {
+            (void) opal_atomic_fetch_add_64((int64_t *) &box->completes, 1);
+        }
     }
 }
 
 bool osc_newrma_completions_arrived(ompi_osc_newrma_module_t *module)
 {
-    if (*osc_newrma_shm_completes(&module->shm, module->rank) < module->completes_expected) {
+    const osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
+    uint32_t seq = box->seq, count = box->count;
+
+    /* a ring post leaves the box as the last box post left it: all done */
+    if (box->completes < module->completes_expected) {
         return false;
+    }
+    for (uint32_t k = 0 ; k < count ; ++k) {
+        if (box->done[k] != seq) {
+            return false;
+        }
     }
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
     return true;

@@ -18,9 +18,13 @@ void osc_newrma_barrier_wait(struct ompi_osc_newrma_module_t *module);
 /* a whole episode: the previous one finished here, arrive, wait for all */
 void osc_newrma_barrier(struct ompi_osc_newrma_module_t *module);
 
-/* PSCW (groups as sorted ranks of the window) */
+/* PSCW (groups as sorted ranks of the window); post_signal accounts the
+ * completions its wait expects */
 int osc_newrma_post_signal(struct ompi_osc_newrma_module_t *module, const int *origins, size_t count);
 int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
+/* the start group's match records, all `slot` (NEWRMA_POST_RING for an
+ * MPI_MODE_NOCHECK start: its completions go through the counters) */
+int osc_newrma_start_matches_reset(struct ompi_osc_newrma_module_t *module, size_t count, int32_t slot);
 void osc_newrma_complete_signal(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 

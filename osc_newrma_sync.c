@@ -229,12 +229,14 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     }
     if (!(assert & MPI_MODE_NOCHECK)) {
         ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
-        if (OMPI_SUCCESS != ret) {
-            osc_newrma_start_group_clear(module);
-            return ret;
-        }
     } else {
+        /* the matching posts were NOCHECK too: they expect counted completions */
+        ret = osc_newrma_start_matches_reset(module, module->start_count, NEWRMA_POST_RING);
         opal_atomic_mb();
+    }
+    if (OMPI_SUCCESS != ret) {
+        osc_newrma_start_group_clear(module);
+        return ret;
     }
     module->state = NEWRMA_WIN_PSCW_GRANTED;
     return OMPI_SUCCESS;
@@ -269,14 +271,15 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
         return ret;
     }
     if (!(assert & MPI_MODE_NOCHECK)) {
-        ret = osc_newrma_post_signal(module, origins, count);
+        ret = osc_newrma_post_signal(module, origins, count);   /* box or ring, and what wait expects */
     } else {
+        /* the matching starts are NOCHECK too: they complete through the counter */
+        module->completes_expected += (int64_t) count;
         opal_atomic_mb();
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    module->completes_expected += (int64_t) count;
     module->exposure_active = true;
     return OMPI_SUCCESS;
 }
