@@ -543,20 +543,29 @@ static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_c
     return 0 != size && 0 == lb && (ptrdiff_t) size == extent;
 }
 
+/* The simple case's target layout (`count` contiguous elements of a
+ * predefined `dt`) and the epoch check, shared by both paths. */
+static inline int simple_access(ompi_osc_newrma_module_t *module, int target, int count, struct ompi_datatype_t *dt,
+                                osc_newrma_layout_t *tl, size_t *esize)
+{
+    ompi_datatype_type_size(dt, esize);
+    *tl = (osc_newrma_layout_t) { .gap = 0, .contiguous = true, .bytes = *esize * (size_t) count };
+    tl->span = tl->bytes;
+    return osc_newrma_epoch_access(module, target);
+}
+
 /* Direct path, simple case: range check, then one reduction (or copy)
  * under the stripes covering the elements. */
 static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
                              int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                              struct ompi_op_t *op)
 {
-    osc_newrma_layout_t tl = { .gap = 0, .contiguous = true };
+    osc_newrma_layout_t tl;
     acc_locks_t locks;
     size_t esize;
     char *t;
-    int ret = osc_newrma_epoch_access(module, target);
+    int ret = simple_access(module, target, count, dt, &tl, &esize);
 
-    ompi_datatype_type_size(dt, &esize);
-    tl.bytes = tl.span = esize * (size_t) count;
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
         ret = osc_newrma_direct_target_addr(module, target, target_disp, &tl, &t);
     }
@@ -575,13 +584,11 @@ static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin
                             int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                             struct ompi_op_t *op)
 {
-    osc_newrma_layout_t tl = { .gap = 0, .contiguous = true };
+    osc_newrma_layout_t tl;
     size_t esize;
     uint64_t taddr;
-    int ret = osc_newrma_epoch_access(module, target);
+    int ret = simple_access(module, target, count, dt, &tl, &esize);
 
-    ompi_datatype_type_size(dt, &esize);
-    tl.bytes = tl.span = esize * (size_t) count;
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
         ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
     }

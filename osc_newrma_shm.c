@@ -475,9 +475,17 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
+/* Spins before the first yield.  With a core per process the awaited write
+ * is usually a line transfer away, and a yield costs microseconds.  On an
+ * oversubscribed node (Open MPI sets yield_when_idle) the awaited process
+ * may well be off the CPU, and every spin keeps it off: there a few spins
+ * only, enough for a writer that is running. */
+#define NEWRMA_BUSY_SPINS 16
+#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED 2
+
 void osc_newrma_backoff(unsigned int *spins)
 {
-    if (++*spins < 16) {
+    if (++*spins < (opal_progress_yield_when_idle ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED : NEWRMA_BUSY_SPINS)) {
         osc_newrma_cpu_relax();
         return;
     }
