@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A/B of two newrma builds on the same machine, interleaved: is a change a
+# regression, or is it the machine?  (Sub-microsecond rows move by tens of
+# percent between days; only an interleaved comparison tells code from noise.)
+#
+#   bench/ab_newrma.sh REV [ROWS]     A = REV (any git revision), B = the working tree
+#
+# Environment: RUNS (interleaved runs of each, default 15), FLAVOR (allocate,
+# create or dynamic; default allocate), NP (default 2).  ROWS: an extended
+# regular expression over rma_bench's row names (default "fence|pscw|barrier";
+# e.g. "lock put 8" or "flush acc").  Prints, per build and row, the median
+# and minimum over the runs of each run's median (us, or MB/s for bandwidth).
+set -eu
+# shellcheck source=bench/common.sh
+. "$(dirname "$0")/common.sh"
+rev=${1:?usage: $0 REV [ROWS]}
+rows=${2:-fence|pscw|barrier}
+runs=${RUNS:-15} flavor=${FLAVOR:-allocate} np=${NP:-2}
+a_dir=$bench_top/build/ab/$(git -C "$bench_top" rev-parse --short "$rev")
+
+# A: REV built out of a worktree of its own (kept for the next comparison)
+if [ ! -e "$a_dir/install/lib/openmpi/mca_osc_newrma.so" ]; then
+    rm -rf "$a_dir"
+    git -C "$bench_top" worktree add --detach -f "$a_dir/src" "$rev" > /dev/null
+    "$a_dir/src/contrib/build.sh" "$a_dir/install" > "$a_dir/build.log" 2>&1 ||
+        { tail "$a_dir/build.log"; echo "build of $rev failed"; exit 1; }
+    git -C "$bench_top" worktree remove --force "$a_dir/src"
+fi
+# B: the working tree, and the benchmark program (the same binary for both)
+bench_build rma_bench || { echo "build failed (see build/bench-build.log)"; exit 1; }
+bench_env
+pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+
+printf '%-4s %-40s %10s %10s\n' build "row ($flavor, $np ranks)" median min
+for _ in $(seq "$runs"); do
+    for build in A B; do
+        [ $build = A ] && dir=$a_dir/install/lib/openmpi || dir=$bench_top/build/install/lib/openmpi
+        OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe \
+            --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" quick 2> /dev/null |
+            awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); print b "\t" $0 "\t" v }'
+    done
+done | awk -F'\t' -v rows="$rows" '$2 ~ rows && $3 != "-" { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
+    END {
+        for (k in vals) {
+            n = split(vals[k], v, " ")
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            split(k, p, "\t")
+            printf "%-4s %-40s %10.4f %10.4f\n", p[1], p[2], v[int((n + 1) / 2)], v[1]
+        }
+    }' | sort -k2,2 -k1,1
+echo "A = $rev, B = working tree; $runs interleaved runs each, $np ranks"
