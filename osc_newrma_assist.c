@@ -69,6 +69,14 @@ enum {
 #define NEWRMA_ASSIST_CLOCK_SPINS 64
 /* the largest payload: one line's worth, and aligned local copies of it */
 #define NEWRMA_ASSIST_MAX_PAYLOAD 64
+/* The hardware line.  Open MPI's cache line (opal_cache_line_size, the
+ * segment's spacing) is 128 bytes by default -- lines move in adjacent
+ * pairs for the prefetcher -- so a full payload spans two hardware lines
+ * and a request moves both each way.  For an accumulate that still beats
+ * the two system calls of doing it ourselves (64 B: 0.58 against 0.96 us);
+ * a put or get replaces one system call only and does not (64 B: 0.55-0.70
+ * against 0.45 us), so those are handed over only within this line. */
+#define NEWRMA_ASSIST_HW_LINE 64
 
 uint64_t osc_newrma_assist_now(void)
 {
@@ -88,6 +96,13 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
         return;
     }
     module->assist_max_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
+}
+
+size_t osc_newrma_assist_move_max(const ompi_osc_newrma_module_t *module)
+{
+    size_t in_line = NEWRMA_ASSIST_HW_LINE - offsetof(osc_newrma_assist_box_t, payload);
+
+    return module->assist_max_bytes < in_line ? module->assist_max_bytes : in_line;
 }
 
 /* ------------------------------------------------------------------ */

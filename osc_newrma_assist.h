@@ -65,6 +65,8 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now);
 /* Creation: size the payload (0: no mailbox use); whether the window is
  * served from progress. */
 void osc_newrma_assist_init(ompi_osc_newrma_module_t *module);
+/* the largest put or get worth handing over (within one hardware line) */
+size_t osc_newrma_assist_move_max(const ompi_osc_newrma_module_t *module);
 static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *module)
 {
     return 0 != module->assist_max_bytes;

@@ -307,7 +307,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     module->cma_batch.max_bytes = ompi_mpi_thread_multiple ? 0 : mca_osc_newrma_component.cma_batch_bytes;
     /* a put or get handed to a target stays pending until the window's next
      * completion: per window, like the batch, so not with threads either */
-    module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : module->assist_max_bytes;
+    module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : osc_newrma_assist_move_max(module);
     *model = MPI_WIN_UNIFIED;
     module->created = true;
     NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",

@@ -5,7 +5,8 @@
 #
 #   bench/ab_newrma.sh REV [ROWS]     A = REV (any git revision), B = the working tree
 #
-# Environment: RUNS (interleaved runs of each, default 15), FLAVOR (allocate,
+# Environment: RUNS (interleaved runs of each, default 15), MODE (quick or
+# full: rma_bench's sizes; default quick), FLAVOR (allocate,
 # create or dynamic; default allocate), NP (default 2).  ROWS: an extended
 # regular expression over rma_bench's row names (default "fence|pscw|barrier";
 # e.g. "lock put 8" or "flush acc").  Prints, per build and row, the median
@@ -15,7 +16,7 @@ set -eu
 . "$(dirname "$0")/common.sh"
 rev=${1:?usage: $0 REV [ROWS]}
 rows=${2:-fence|pscw|barrier}
-runs=${RUNS:-15} flavor=${FLAVOR:-allocate} np=${NP:-2}
+runs=${RUNS:-15} flavor=${FLAVOR:-allocate} np=${NP:-2} mode=${MODE:-quick}
 a_dir=$bench_top/build/ab/$(git -C "$bench_top" rev-parse --short "$rev")
 
 # A: REV built out of a worktree of its own (kept for the next comparison)
@@ -36,8 +37,8 @@ for _ in $(seq "$runs"); do
     for build in A B; do
         [ $build = A ] && dir=$a_dir/install/lib/openmpi || dir=$bench_top/build/install/lib/openmpi
         OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe \
-            --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" quick 2> /dev/null |
-            awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); print b "\t" $0 "\t" v }'
+            --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" "$mode" 2> /dev/null |
+            awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); sub(/ +$/, ""); print b "\t" $0 "\t" v }'
     done
 done | awk -F'\t' -v rows="$rows" '$2 ~ rows && $3 != "-" { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
     END {
