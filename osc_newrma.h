@@ -364,7 +364,6 @@ struct ompi_osc_newrma_module_t {
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
     struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_fifo.c), or NULL */
 };
-
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 
 static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win)

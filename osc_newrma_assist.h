@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "osc_newrma.h"
+#include "osc_newrma_progress.h"
 
 enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET };
 
@@ -74,10 +75,7 @@ static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *modu
 
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
- * from opal_progress, which the backoff reaches after its busy phase
- * (osc_newrma_progress_serve: serialized with progress, which may run in
- * another thread). */
-int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module);
+ * from opal_progress, which the backoff reaches after its busy phase. */
 static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
 {
     if (0 != module->assist_max_bytes) {

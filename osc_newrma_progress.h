@@ -14,5 +14,8 @@ struct ompi_osc_newrma_module_t;
 int osc_newrma_progress_window_add(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_progress_window_remove(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_progress_fini(void);
+/* one answer of `module`'s assist mailbox from the window's own wait loop,
+ * serialized with the progress callback (which may run in another thread) */
+int osc_newrma_progress_serve(struct ompi_osc_newrma_module_t *module);
 
 #endif

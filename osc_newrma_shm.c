@@ -187,7 +187,7 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
         osc_newrma_shm_print_region(print, ctx, "  queue nodes", l->qnodes_in_rank, (size_t) l->qnodes * l->cacheline, text);
     }
     osc_newrma_shm_print_region(print, ctx, "  post tail", l->post_tail_in_rank, l->cacheline, "written by ranks posting to it");
-    osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, align_up(sizeof(osc_newrma_post_box_t), l->cacheline),
+    osc_newrma_shm_print_region(print, ctx, "  completes", l->complete_in_rank, l->acc_in_rank - l->complete_in_rank,
                                  "post box; written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
