@@ -96,6 +96,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int lock_quiet_after;
     unsigned int post_ring_slots;
     unsigned int post_box_origins;       /* PSCW posts to at most this many use the post box */
+    unsigned int fence_flat_ranks;       /* fences of windows this small: an arrival word per rank */
     unsigned int acc_stripes;
     size_t acc_granularity;
     size_t cma_batch_bytes;
@@ -318,8 +319,10 @@ struct ompi_osc_newrma_module_t {
     unsigned int num_slots;
     opal_list_t *slots;                  /* target elements, rank % num_slots */
 
-    /* fence: episodes of the node barrier this process has arrived at */
+    /* fence: episodes of the node barrier this process has arrived at; with
+     * arrival words, the first rank not yet seen at this episode */
     int64_t barrier_episode;
+    int barrier_next;
 
     /* passive target: which of this process's queue nodes are in use */
     uint64_t qnodes_busy;

@@ -196,6 +196,11 @@ static int component_register(void)
         "completion line, which the origins' completions write too (one cache line each way per "
         "epoch); larger posts go through the origins' post rings (0: always the rings; at most 6)",
         OPAL_INFO_LVL_5, NEWRMA_POST_BOX_ORIGINS, &c->post_box_origins);
+    register_uint("fence_flat_ranks",
+        "Fence: a window of at most this many processes on a node keeps one arrival word per "
+        "process on its barrier line, written with a plain store; larger windows count arrivals "
+        "there with a locked add (0: always the counter; at most a cache line's worth of words)",
+        OPAL_INFO_LVL_5, 8, &c->fence_flat_ranks);
     register_uint("accumulate_stripes",
         "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "
         "their bytes ((offset / granularity) mod stripes), so accumulates to different parts of a "
@@ -320,6 +325,10 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
         c->fifo_depth = 2;
     }
     c->cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
+    /* the arrival words share the barrier line */
+    if (c->fence_flat_ranks > c->cacheline / sizeof(int64_t)) {
+        c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
+    }
     c->cma_usable = c->use_cma && osc_newrma_cma_init();
     NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");

@@ -177,7 +177,7 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     osc_newrma_shm_print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
                  "written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
-                 "barrier arrivals | lock_all holders | exclusive lockers");
+                 "barrier arrivals (a word per rank, or a counter) | lock_all holders | exclusive lockers");
     osc_newrma_shm_print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
                  "base, size, disp unit, pid per rank; written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");

@@ -121,7 +121,8 @@ typedef struct {
 /* Window-wide synchronization words, each on a line of its own because
  * different processes write each of them. */
 enum {
-    NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier: arrivals so far, never reset */
+    NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier: each rank's arrivals (small windows)
+                                          * or all arrivals so far; never reset */
     NEWRMA_GLOBAL_LOCKALL_READERS,       /* lock_all holders on the O(1) path */
     NEWRMA_GLOBAL_EXCLUSIVE_WANTED,      /* exclusive lock holders and waiters */
     NEWRMA_GLOBAL_LOCK_MODE,             /* whether exclusive lockers announce themselves */
