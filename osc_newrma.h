@@ -102,6 +102,7 @@ struct ompi_osc_newrma_component_t {
     size_t cma_batch_bytes;
     size_t segment_cache_bytes;
     unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
+    size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -125,6 +126,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
     uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
+    uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
@@ -305,6 +307,7 @@ struct ompi_osc_newrma_module_t {
     size_t assist_max_bytes;             /* payload of the mailbox; 0: not used */
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
+    size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
     osc_newrma_assist_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */

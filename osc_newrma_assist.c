@@ -78,6 +78,24 @@ enum {
  * against 0.45 us), so those are handed over only within this line. */
 #define NEWRMA_ASSIST_HW_LINE 64
 
+/* A shared copy's payload (osc_newrma_assist_share): where the origin's
+ * bytes are, how many, in what chunks; the offset of the next chunk to
+ * take (both processes take chunks with a fetch-and-add, so whoever is
+ * faster -- or alone -- copies more); the offset of a chunk the target
+ * failed to copy.  40 bytes: the mailbox's first hardware line. */
+typedef struct {
+    uint64_t origin_addr;
+    uint64_t bytes;
+    uint64_t chunk;
+    volatile uint64_t next;
+    volatile uint64_t failed;
+} assist_share_t;
+#define NEWRMA_SHARE_NONE UINT64_MAX
+/* Chunks are a sixteenth of the copy, whole pages, at least this much: a
+ * system call per chunk stays small against its copy (256 KiB chunks at
+ * 4 MiB), and the last chunk one process waits for is short. */
+#define NEWRMA_SHARE_MIN_CHUNK (32 * 1024)
+
 uint64_t osc_newrma_assist_now(void)
 {
     struct timespec ts;
@@ -91,11 +109,15 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
     size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_assist_box_t, payload);
 
     module->assist_max_bytes = 0;
+    module->assist_share_bytes = SIZE_MAX;
     if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank
         || 0 == mca_osc_newrma_component.assist_timeout) {
         return;
     }
     module->assist_max_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
+    if (0 != mca_osc_newrma_component.assist_share_bytes && module->assist_max_bytes >= sizeof(assist_share_t)) {
+        module->assist_share_bytes = mca_osc_newrma_component.assist_share_bytes;
+    }
 }
 
 size_t osc_newrma_assist_move_max(const ompi_osc_newrma_module_t *module)
@@ -319,8 +341,112 @@ int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t
 }
 
 /* ------------------------------------------------------------------ */
+/* shared copies: large contiguous puts and gets, both processes copy   */
+/* ------------------------------------------------------------------ */
+
+static uint64_t share_chunk(size_t bytes)
+{
+    uint64_t chunk = ((uint64_t) bytes / 16 + 4095) & ~(uint64_t) 4095;
+
+    return chunk < NEWRMA_SHARE_MIN_CHUNK ? NEWRMA_SHARE_MIN_CHUNK : chunk;
+}
+
+/* Take chunks of a shared copy until none are left (either side's loop):
+ * `mine` is in this process, `theirs` in process `pid`, `write` moves mine
+ * to theirs.  Returns the offset of a chunk that failed (*ret: why; no
+ * more chunks are taken then) or NEWRMA_SHARE_NONE; *copied: bytes this
+ * process copied. */
+static uint64_t share_take_chunks(assist_share_t *share, pid_t pid, char *mine, uint64_t theirs, bool write,
+                                  uint64_t bytes, uint64_t chunk, int *ret, size_t *copied)
+{
+    for (;;) {
+        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
+
+        if (off >= bytes) {
+            return NEWRMA_SHARE_NONE;
+        }
+        len = bytes - off < chunk ? bytes - off : chunk;
+        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, len, write);
+        if (OMPI_SUCCESS != *ret) {
+            return off;
+        }
+        *copied += len;
+    }
+}
+
+int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                            uint64_t taddr, size_t bytes)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    assist_share_t *share = (assist_share_t *) box->payload;
+    assist_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes, .chunk = share_chunk(bytes),
+                            .next = 0, .failed = NEWRMA_SHARE_NONE };
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
+                             .count = (uint32_t) module->rank, .addr = taddr };
+    pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
+    uint32_t mine, posted;
+    uint64_t stamp, failed;
+    size_t ours = 0;
+    unsigned int spins = 0;
+    int ret = osc_newrma_assist_flush_pending(module);   /* the mailbox may hold our own request */
+
+    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_post(module, target, &req, &init, sizeof(init), &mine, &stamp)) {
+        return OMPI_SUCCESS != ret ? ret : OMPI_ERR_WOULD_BLOCK;
+    }
+    /* no waiting for the target: we copy from the start, it joins when it
+     * sees the request */
+    (void) share_take_chunks(share, pid, local, taddr, write, bytes, init.chunk, &ret, &ours);
+    /* every chunk is taken: a target that never joined is withdrawn from,
+     * one that did is waited for (its last chunk at most) */
+    posted = mine | NEWRMA_ASSIST_POSTED;
+    if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED)) {
+        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+        return ret;
+    }
+    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+        osc_newrma_backoff(&spins);
+    }
+    failed = share->failed;
+    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
+    /* a chunk the target could not copy: ours to do */
+    if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
+        size_t len = bytes - failed < init.chunk ? bytes - failed : init.chunk;
+        ret = osc_newrma_cma_copy(pid, (char *) local + failed, taddr + failed, len, write);
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
 /* target side                                                         */
 /* ------------------------------------------------------------------ */
+
+/* Join a shared copy: read a put's chunks from the origin into our memory,
+ * or write a get's from our memory to the origin's buffer. */
+static int serve_share(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+                       const assist_request_t *req)
+{
+    assist_share_t *share = (assist_share_t *) box->payload;
+    uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;
+    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    int origin = (int) req->count, ret = OMPI_SUCCESS;
+    size_t copied = 0;
+    uint64_t failed;
+
+    /* nothing read above is trusted before the compare-and-swap (a stale
+     * copy of a withdrawn request fails it), beyond staying in bounds */
+    if (origin < 0 || origin >= module->size || origin == module->rank || 0 == chunk
+        || !__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        return 0;
+    }
+    failed = share_take_chunks(share, osc_newrma_shm_peer(&module->shm, origin)->pid, (char *) (uintptr_t) req->addr,
+                               origin_addr, NEWRMA_ASSIST_SHARE_GET == req->kind, bytes, chunk, &ret, &copied);
+    share->failed = failed;
+    __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
+    return 1;
+}
 
 static void presence_stamp(ompi_osc_newrma_module_t *module, uint64_t now)
 {
@@ -394,6 +520,9 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
      * trusted (beyond staying in bounds) before then */
     req = (assist_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
                                .op_index = box->op_index, .count = box->count, .addr = box->addr };
+    if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind) {
+        return serve_share(module, box, posted, &req);
+    }
     bytes = request_bytes(&req, &dt, &in_bytes);
     if (0 == bytes || in_bytes > module->assist_max_bytes || bytes > module->assist_max_bytes) {
         return 0;

@@ -14,7 +14,8 @@
 #include "osc_newrma.h"
 #include "osc_newrma_progress.h"
 
-enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET };
+enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET,
+       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET };
 
 /* Could `count` elements of predefined `dt` to `target` go through the
  * mailbox at all?  (A window with a mailbox, not ourselves, payload fits.) */
@@ -57,6 +58,13 @@ static inline int osc_newrma_assist_flush_pending(ompi_osc_newrma_module_t *modu
  * withdraws the request and does it by single copy. */
 int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                            uint64_t taddr, size_t bytes);
+
+/* Origin side, large contiguous puts and gets of the single-copy table:
+ * copy `bytes` together with a target that is inside MPI, each process
+ * taking chunks in turn until none are left; complete when it returns
+ * (OMPI_ERR_WOULD_BLOCK: not posted -- the caller copies it alone). */
+int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                            uint64_t taddr, size_t bytes);
 
 /* Target side, from opal_progress (osc_newrma_progress.c): refresh the
  * presence stamp if `now` (0: no clock reading this call), then apply a

@@ -96,9 +96,9 @@ static void register_packet_counters(mca_base_component_t *version)
     }
 }
 
-/* MPI_T performance variables of target-assisted accumulates
- * (osc_newrma_assist.c): requests targets applied for this process, and
- * requests it withdrew (no answer in time) and applied itself. */
+/* MPI_T performance variables of target assistance (osc_newrma_assist.c):
+ * requests targets applied for this process, requests it withdrew (no
+ * answer in time) and applied itself, bytes targets copied for it. */
 static void register_assist_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
@@ -106,6 +106,9 @@ static void register_assist_counters(mca_base_component_t *version)
           "(single-copy windows, target inside MPI)", offsetof(ompi_osc_newrma_component_t, assisted_ops) },
         { "assist_withdrawn", "Accumulate-family operations of this process handed to a target that did "
           "not take them in time (then done by single-copy)", offsetof(ompi_osc_newrma_component_t, assist_withdrawn) },
+        { "shared_copy_bytes", "Bytes of this process's large puts and gets that their targets copied while "
+          "inside MPI (single-copy windows; the rest the origin copied)",
+          offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
     };
 
     for (size_t k = 0 ; k < sizeof(counters) / sizeof(counters[0]) ; ++k) {
@@ -187,6 +190,13 @@ static int component_register(void)
         "is inside MPI (it ran progress lately); past that, the origin applies it itself by "
         "single-copy (0: origins always do)",
         OPAL_INFO_LVL_5, 5, &c->assist_timeout);
+    register_size("assist_share_bytes",
+        "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
+        "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "
+        "each takes in turn (the target process_vm_readv's a put's data, writev's a get's); a target "
+        "computing outside MPI leaves it all to the origin.  Below about 1 MiB one process copies "
+        "at cache speed and sharing costs more than it saves (0: the origin always copies alone)",
+        OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",

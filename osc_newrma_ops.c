@@ -161,6 +161,13 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
         if (ol->bytes <= module->cma_batch.max_bytes) {
             return cma_batch_add(module, target, write, local, remote, ol->bytes);
         }
+        /* a large one: copied by the target too if it is inside MPI */
+        if (ol->bytes >= module->assist_share_bytes) {
+            ret = osc_newrma_assist_share(module, target, write, local, remote, ol->bytes);
+            if (OMPI_ERR_WOULD_BLOCK != ret) {
+                return ret;
+            }
+        }
         return osc_newrma_cma_copy(pid, local, remote, ol->bytes, write);
     }
     ret = osc_newrma_datatype_iovecs(origin_dt, origin_count, origin_addr, ol, &one_local, &local, &nlocal);

@@ -1,0 +1,258 @@
+/*
+ * Shared copies (osc_newrma_assist.c, osc_newrma_assist_share): on create
+ * and dynamic windows a large contiguous put or get to a target that is
+ * inside MPI is copied by both processes, chunk by chunk, each taking the
+ * next chunk in turn.  Every byte must land exactly once and in its place,
+ * whoever copied it, whatever the length (not a multiple of the chunk or
+ * of a page) and the displacement (unaligned), in every sync mode:
+ *   1. one origin at a time while everyone else, the target included,
+ *      waits in MPI_Barrier (the target joins): lock/unlock puts, gets
+ *      with flush, flush_local, and request-based puts/gets;
+ *   2. fence epochs where every rank puts to and gets from its neighbours
+ *      at once (targets busy with their own copies: mixed);
+ *   3. the target's main thread computing outside MPI, then checking (the
+ *      test runs with newrma's progress thread, which the active-message
+ *      modes need for this phase; on the single-copy path that thread may
+ *      join, or the origin copies alone and withdraws its request, as the
+ *      busy targets of phase 2 make it do too).
+ * With the default osc_newrma_assist_share_bytes and a core per rank, most
+ * operations of phase 1 must have had bytes copied by their target (MPI_T
+ * osc_newrma_shared_copy_bytes), else the test is not testing the path.
+ *
+ * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_progress_thread:1
+ */
+#include "common.h"
+
+#include <time.h>
+
+#define BIG (3 * 1024 * 1024 + 1000)  /* bytes a transfer moves: no multiple of a chunk or a page */
+#define SKEW 17                       /* unaligned target displacement */
+#define SPAN (BIG + 64)               /* window bytes per rank */
+#define BOUND_S 60.0
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static unsigned char pattern(int who, int round, size_t i)
+{
+    return (unsigned char) (who * 31 + round * 7 + i * 13 + (i >> 12));
+}
+
+static void fill(unsigned char *buf, int who, int round)
+{
+    for (size_t i = 0 ; i < BIG ; ++i) buf[i] = pattern(who, round, i);
+}
+
+/* last wrong byte, or -1.  From the end: chunks are taken in order, so a
+ * get's last chunk -- the one a target may still be writing if the origin
+ * did not wait for it -- is read first, microseconds after the call. */
+static long mismatch(const unsigned char *buf, int who, int round)
+{
+    for (size_t i = BIG ; i-- > 0 ;)
+        if (buf[i] != pattern(who, round, i)) return (long) i;
+    return -1;
+}
+
+static void expect(const unsigned char *buf, int who, int round, const char *what, const char *flavor)
+{
+    long bad = mismatch(buf, who, round);
+    CHECK(bad < 0, "%s: %s round %d: byte %ld is %d, expected %d", flavor, what, round, bad,
+          bad < 0 ? 0 : buf[bad], bad < 0 ? 0 : pattern(who, round, (size_t) bad));
+}
+
+/* the target's window bytes written by round `round` */
+static unsigned char *landing(const test_win_t *tw)
+{
+    return (unsigned char *) tw->mem + SKEW;
+}
+
+/* Did the target copy part of the last operation?  (counts into *shared) */
+static void count_shared(test_pvar_t *pv, unsigned long long *last, int *shared)
+{
+    unsigned long long now = test_pvar_read(pv);
+    *shared += now > *last;
+    *last = now;
+}
+
+/* Phase 1: origin `o` moves BIG bytes to / from rank 0 while the others wait
+ * in MPI.  Four operations: lock put, flush get, flush_local rput, rget.
+ * Returns how many of them the target helped copy (origin `o` only). */
+static int one_origin(test_win_t *tw, unsigned char *buf, int o, int round, test_pvar_t *pv, const char *flavor)
+{
+    MPI_Aint disp = test_disp(tw, 0, SKEW, 1);
+    MPI_Request req;
+    unsigned long long last = test_pvar_read(pv);
+    int shared = 0;
+
+    /* put under lock/unlock: rank 0 checks */
+    if (o == test_rank) {
+        fill(buf, o, round);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, 0, disp, BIG, MPI_BYTE, tw->win));
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+        count_shared(pv, &last, &shared);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        expect(landing(tw), o, round, "put", flavor);
+        /* the next get reads what rank 0 writes now */
+        fill(landing(tw), 0, round + 1);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    /* get with flush, then a request-based put with flush_local */
+    if (o == test_rank) {
+        memset(buf, 0, BIG);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        MPI_OK(MPI_Get(buf, BIG, MPI_BYTE, 0, disp, BIG, MPI_BYTE, tw->win));
+        MPI_OK(MPI_Win_flush(0, tw->win));
+        count_shared(pv, &last, &shared);
+        expect(buf, 0, round + 1, "get", flavor);
+        fill(buf, o, round + 2);
+        last = test_pvar_read(pv);
+        MPI_OK(MPI_Rput(buf, BIG, MPI_BYTE, 0, disp, BIG, MPI_BYTE, tw->win, &req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        MPI_OK(MPI_Win_flush_local(0, tw->win));
+        count_shared(pv, &last, &shared);
+        memset(buf, 0, BIG);
+        MPI_OK(MPI_Win_flush(0, tw->win));
+        MPI_OK(MPI_Rget(buf, BIG, MPI_BYTE, 0, disp, BIG, MPI_BYTE, tw->win, &req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        count_shared(pv, &last, &shared);
+        expect(buf, o, round + 2, "rput then rget", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        expect(landing(tw), o, round + 2, "rput", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return shared;
+}
+
+/* Phase 2: everyone puts to its right neighbour and gets from its left one
+ * in the same fence epochs. */
+static void all_at_once(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
+                        const char *flavor)
+{
+    int right = (test_rank + 1) % size, left = (test_rank + size - 1) % size;
+
+    fill(buf, test_rank, round);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, right, test_disp(tw, right, SKEW, 1), BIG, MPI_BYTE, tw->win));
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    expect(landing(tw), left, round, "fence put", flavor);
+    memset(got, 0, BIG);
+    MPI_OK(MPI_Get(got, BIG, MPI_BYTE, left, test_disp(tw, left, SKEW, 1), BIG, MPI_BYTE, tw->win));
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    /* left's window holds what left-of-left put there */
+    expect(got, (left + size - 1) % size, round, "fence get", flavor);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+}
+
+/* Phase 3: rank 0 computes outside MPI until every origin has put and said
+ * so; origins copy alone. */
+static void target_computing(test_win_t *tw, unsigned char *buf, int size, int round, MPI_Comm origins,
+                             const char *flavor)
+{
+    volatile unsigned char *done = (unsigned char *) tw->mem + SPAN - 1;
+
+    if (0 == test_rank) {
+        *done = 0;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        double t0 = now_s();
+        while (*done < size - 1 && now_s() - t0 < BOUND_S) {
+        }
+        CHECK(*done == size - 1, "%s: %d of %d origins done without the target's progress", flavor, *done,
+              size - 1);
+    } else {
+        const unsigned char one = 1;
+        /* one origin after another (they write the same bytes) */
+        for (int o = 1 ; o < size ; ++o) {
+            if (o == test_rank) {
+                fill(buf, o, round);
+                MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+                MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, 0, test_disp(tw, 0, SKEW, 1), BIG, MPI_BYTE, tw->win));
+                MPI_OK(MPI_Win_unlock(0, tw->win));
+                MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+                MPI_OK(MPI_Accumulate(&one, 1, MPI_UNSIGNED_CHAR, 0, test_disp(tw, 0, SPAN - 1, 1), 1,
+                                      MPI_UNSIGNED_CHAR, MPI_SUM, tw->win));
+                MPI_OK(MPI_Win_unlock(0, tw->win));
+            }
+            MPI_Barrier(origins);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        expect(landing(tw), size - 1, round, "put to a computing target", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+}
+
+static void run(int flavor, int size, int share_expected)
+{
+    const char *name = flavor_names[flavor];
+    unsigned char *buf = malloc(BIG), *got = malloc(BIG);
+    unsigned long long shared;
+    int ops_shared = 0;
+    test_pvar_t pv;
+    test_win_t tw;
+    MPI_Comm others;
+
+    /* the origins of phase 3 synchronize among themselves */
+    MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
+    test_win_create(&tw, flavor, SPAN, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    test_pvar_open(&pv, "osc_newrma_shared_copy_bytes");
+    shared = test_pvar_read(&pv);
+    for (int o = 1 ; o < size ; ++o) ops_shared += one_origin(&tw, buf, o, 10 * o, &pv, name);
+    shared = test_pvar_read(&pv) - shared;
+    MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &ops_shared, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    /* a target waiting in a barrier joins each copy within microseconds of a
+     * 3 MiB copy's hundred: most must have been shared -- not only the first
+     * (a mailbox left busy by one would stop all later ones) */
+    CHECK(!share_expected || 2 * ops_shared >= 4 * (size - 1),
+          "%s: targets inside MPI helped with %d of %d large operations", name, ops_shared, 4 * (size - 1));
+    if (0 == test_rank) printf("%s: %llu bytes copied by targets inside MPI, %d of %d operations shared\n", name,
+                               shared, ops_shared, 4 * (size - 1));
+
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+    for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+
+    target_computing(&tw, buf, size, 90, others, name);
+    test_win_free(&tw);
+    MPI_Comm_free(&others);
+    test_pvar_close(&pv);
+    free(buf);
+    free(got);
+}
+
+int main(int argc, char **argv)
+{
+    int size, provided;
+    test_init(&argc, &argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (size >= 2) {
+        int share_on = test_cvar_int("osc_newrma_assist_timeout") > 0
+                       && test_cvar_u64("osc_newrma_assist_share_bytes") > 0
+                       && test_cvar_u64("osc_newrma_assist_share_bytes") <= BIG
+                       && size <= sysconf(_SC_NPROCESSORS_ONLN);
+        run(FLAVOR_CREATE, size, share_on && !test_am_path(FLAVOR_CREATE));
+        run(FLAVOR_DYNAMIC, size, share_on && !test_am_path(FLAVOR_DYNAMIC));
+    }
+    MPI_T_finalize();
+    return test_finalize("assist_share");
+}
