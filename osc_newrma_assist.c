@@ -173,18 +173,13 @@ static bool wait_taken(osc_newrma_assist_box_t *box, uint32_t posted)
 }
 
 /* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
- * the target is not present or the mailbox is busy.  *mine: the request's
- * sequence, *stamp: the presence stamp it was posted on. */
-static int assist_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
-                       const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
+ * the mailbox is busy.  *mine: the request's sequence. */
+static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                             const void *in, size_t in_bytes, uint32_t *mine)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
-    uint32_t seen;
+    uint32_t seen = __atomic_load_n(&box->state, __ATOMIC_RELAXED);
 
-    if (!target_present(module, target, stamp)) {
-        return OMPI_ERR_WOULD_BLOCK;
-    }
-    seen = __atomic_load_n(&box->state, __ATOMIC_RELAXED);
     *mine = (seen & ~NEWRMA_ASSIST_MASK) + (1u << NEWRMA_ASSIST_BITS);
     /* busy (another origin's request): single-copy, no waiting in line */
     if (NEWRMA_ASSIST_FREE != (seen & NEWRMA_ASSIST_MASK)
@@ -201,6 +196,17 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const assis
     memcpy(box->payload, in, in_bytes);
     __atomic_store_n(&box->state, *mine | NEWRMA_ASSIST_POSTED, __ATOMIC_RELEASE);
     return OMPI_SUCCESS;
+}
+
+/* The same for a request the origin will wait for: only to a target that
+ * is present.  *stamp: the presence stamp it was posted on. */
+static int assist_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                       const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
+{
+    if (!target_present(module, target, stamp)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
@@ -385,12 +391,17 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
                              .count = (uint32_t) module->rank, .addr = taddr };
     pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
     uint32_t mine, posted;
-    uint64_t stamp, failed;
+    uint64_t failed;
     size_t ours = 0;
     unsigned int spins = 0;
     int ret = osc_newrma_assist_flush_pending(module);   /* the mailbox may hold our own request */
 
-    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_post(module, target, &req, &init, sizeof(init), &mine, &stamp)) {
+    /* Posted whether or not the target looks present: the origin does not
+     * wait for it, so a target that never joins costs a claim and a
+     * withdrawal (a few line transfers against a copy of a megabyte or
+     * more), and one that is just entering MPI -- its stamp not fresh yet --
+     * still joins. */
+    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_claim_post(module, target, &req, &init, sizeof(init), &mine)) {
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_WOULD_BLOCK;
     }
     /* no waiting for the target: we copy from the start, it joins when it
@@ -401,7 +412,6 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
     posted = mine | NEWRMA_ASSIST_POSTED;
     if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false, __ATOMIC_RELAXED,
                                     __ATOMIC_RELAXED)) {
-        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
         OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
         return ret;
     }
