@@ -196,11 +196,8 @@ int main(int argc, char **argv)
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     if (size >= 2) {
         int flavors[] = { FLAVOR_CREATE, FLAVOR_DYNAMIC };
-        /* with more ranks than cores the target may be off its core for
-         * whole time slices, and origins rightly stop asking it */
-        int assist_on = test_cvar_int("osc_newrma_assist_timeout") > 0 && size <= sysconf(_SC_NPROCESSORS_ONLN);
         for (int f = 0 ; f < 2 ; ++f) {
-            run(flavors[f], size, assist_on && !test_am_path(flavors[f]));
+            run(flavors[f], size, test_assist_expected(flavors[f], size));
         }
     }
     MPI_T_finalize();

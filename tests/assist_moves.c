@@ -220,9 +220,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     if (size >= 2) {
-        int assist_on = test_cvar_int("osc_newrma_assist_timeout") > 0 && size <= sysconf(_SC_NPROCESSORS_ONLN);
-        run(FLAVOR_CREATE, size, assist_on && !test_am_path(FLAVOR_CREATE));
-        run(FLAVOR_DYNAMIC, size, assist_on && !test_am_path(FLAVOR_DYNAMIC));
+        run(FLAVOR_CREATE, size, test_assist_expected(FLAVOR_CREATE, size));
+        run(FLAVOR_DYNAMIC, size, test_assist_expected(FLAVOR_DYNAMIC, size));
     }
     MPI_T_finalize();
     return test_finalize("assist_moves");

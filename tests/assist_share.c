@@ -259,12 +259,10 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     if (size >= 2) {
-        int share_on = test_cvar_int("osc_newrma_assist_timeout") > 0
-                       && test_cvar_u64("osc_newrma_assist_share_bytes") > 0
-                       && test_cvar_u64("osc_newrma_assist_share_bytes") <= BIG
-                       && size <= sysconf(_SC_NPROCESSORS_ONLN);
-        run(FLAVOR_CREATE, size, share_on && !test_am_path(FLAVOR_CREATE));
-        run(FLAVOR_DYNAMIC, size, share_on && !test_am_path(FLAVOR_DYNAMIC));
+        unsigned long long from = test_cvar_u64("osc_newrma_assist_share_bytes");
+        int share_on = from > 0 && from <= BIG;
+        run(FLAVOR_CREATE, size, share_on && test_assist_expected(FLAVOR_CREATE, size));
+        run(FLAVOR_DYNAMIC, size, share_on && test_assist_expected(FLAVOR_DYNAMIC, size));
     }
     MPI_T_finalize();
     return test_finalize("assist_share");
