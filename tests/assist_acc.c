@@ -190,16 +190,5 @@ static void run(int flavor, int size, int assist_expected)
 
 int main(int argc, char **argv)
 {
-    int size, provided;
-    test_init(&argc, &argv);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    if (size >= 2) {
-        int flavors[] = { FLAVOR_CREATE, FLAVOR_DYNAMIC };
-        for (int f = 0 ; f < 2 ; ++f) {
-            run(flavors[f], size, test_assist_expected(flavors[f], size));
-        }
-    }
-    MPI_T_finalize();
-    return test_finalize("assist_acc");
+    return test_assist_main(&argc, &argv, "assist_acc", run);
 }

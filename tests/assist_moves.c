@@ -215,14 +215,5 @@ static void run(int flavor, int size, int assist_expected)
 
 int main(int argc, char **argv)
 {
-    int size, provided;
-    test_init(&argc, &argv);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    if (size >= 2) {
-        run(FLAVOR_CREATE, size, test_assist_expected(FLAVOR_CREATE, size));
-        run(FLAVOR_DYNAMIC, size, test_assist_expected(FLAVOR_DYNAMIC, size));
-    }
-    MPI_T_finalize();
-    return test_finalize("assist_moves");
+    return test_assist_main(&argc, &argv, "assist_moves", run);
 }

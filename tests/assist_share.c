@@ -218,6 +218,7 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
 
 static void run(int flavor, int size, int share_expected)
 {
+    unsigned long long from = test_cvar_u64("osc_newrma_assist_share_bytes");
     const char *name = flavor_names[flavor];
     unsigned char *buf = malloc(BIG), *got = malloc(BIG);
     unsigned long long shared;
@@ -229,6 +230,7 @@ static void run(int flavor, int size, int share_expected)
     /* the origins of phase 3 synchronize among themselves */
     MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
     test_win_create(&tw, flavor, SPAN, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    share_expected = share_expected && from > 0 && from <= BIG;   /* on, and our copies are large enough */
     test_pvar_open(&pv, "osc_newrma_shared_copy_bytes");
     shared = test_pvar_read(&pv);
     for (int o = 1 ; o < size ; ++o) one_origin(&tw, buf, o, 10 * o, &pv, &count, name);
@@ -254,16 +256,5 @@ static void run(int flavor, int size, int share_expected)
 
 int main(int argc, char **argv)
 {
-    int size, provided;
-    test_init(&argc, &argv);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    if (size >= 2) {
-        unsigned long long from = test_cvar_u64("osc_newrma_assist_share_bytes");
-        int share_on = from > 0 && from <= BIG;
-        run(FLAVOR_CREATE, size, share_on && test_assist_expected(FLAVOR_CREATE, size));
-        run(FLAVOR_DYNAMIC, size, share_on && test_assist_expected(FLAVOR_DYNAMIC, size));
-    }
-    MPI_T_finalize();
-    return test_finalize("assist_share");
+    return test_assist_main(&argc, &argv, "assist_share", run);
 }

@@ -239,6 +239,24 @@ static inline int test_assist_expected(int flavor, int size)
            && !test_am_path(flavor);
 }
 
+/* main() of a target-assistance test: MPI_T up, then run(flavor, size,
+ * expected) on create and dynamic windows when there are 2 ranks or more
+ * (expected: test_assist_expected). */
+static inline int test_assist_main(int *argc, char ***argv, const char *name,
+                                   void (*run)(int flavor, int size, int expected))
+{
+    int size, provided;
+    test_init(argc, argv);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (size >= 2) {
+        run(FLAVOR_CREATE, size, test_assist_expected(FLAVOR_CREATE, size));
+        run(FLAVOR_DYNAMIC, size, test_assist_expected(FLAVOR_DYNAMIC, size));
+    }
+    MPI_T_finalize();
+    return test_finalize(name);
+}
+
 /* ---- resource checks for soaks ------------------------------------------ */
 
 #include <dirent.h>
