@@ -102,6 +102,7 @@ struct ompi_osc_newrma_component_t {
     size_t cma_batch_bytes;
     size_t segment_cache_bytes;
     unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
+    bool assist_oversubscribed;          /* assist even when ranks outnumber cores */
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
     char *backing_directory;
     bool use_cma;

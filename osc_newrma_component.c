@@ -190,6 +190,13 @@ static int component_register(void)
         "is inside MPI (it ran progress lately); past that, the origin applies it itself by "
         "single-copy (0: origins always do)",
         OPAL_INFO_LVL_5, 5, &c->assist_timeout);
+    c->assist_oversubscribed = false;
+    (void) mca_base_component_var_register(version, "assist_oversubscribed",
+        "Target assistance (assist_timeout, assist_share_bytes) also when Open MPI runs more ranks "
+        "than cores (it then yields when idle): off by default, since a target is then often off "
+        "its core and waiting for it costs more than single copy",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->assist_oversubscribed);
     register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
         "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "

@@ -21,7 +21,7 @@
  * else the test is not testing the path (or a shared copy left the mailbox
  * unusable).
  *
- * newrma-test: np=2,3,4 only-newrma
+ * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1
  */
 #include "common.h"
 

@@ -231,8 +231,10 @@ static inline void test_win_free(test_win_t *tw)
 /* Whether newrma's target assistance should be seen at work on a window of
  * `flavor` among `size` ranks: on (osc_newrma_assist_timeout), the
  * single-copy path (not active messages), and a core per rank -- with more
- * ranks than cores the target may be off its core for whole time slices,
- * and origins rightly stop asking it. */
+ * ranks than cores newrma does not assist unless the assist tests ask for
+ * it anyway (osc_newrma_assist_oversubscribed, to run the mailbox with
+ * several origins), and then the target may be off its core for whole time
+ * slices, and origins rightly stop asking it. */
 static inline int test_assist_expected(int flavor, int size)
 {
     return test_cvar_int("osc_newrma_assist_timeout") > 0 && size <= sysconf(_SC_NPROCESSORS_ONLN)
