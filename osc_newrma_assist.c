@@ -363,6 +363,12 @@ static uint64_t share_chunk(size_t bytes)
     return chunk < NEWRMA_SHARE_MIN_CHUNK ? NEWRMA_SHARE_MIN_CHUNK : chunk;
 }
 
+/* the length of the chunk at `off` (the last one may be short) */
+static inline uint64_t share_chunk_len(uint64_t bytes, uint64_t off, uint64_t chunk)
+{
+    return bytes - off < chunk ? bytes - off : chunk;
+}
+
 /* Take chunks of a shared copy until none are left (either side's loop):
  * `mine` is in this process, `theirs` in process `pid`, `write` moves mine
  * to theirs.  Returns the offset of a chunk that failed (*ret: why; no
@@ -372,17 +378,16 @@ static uint64_t share_take_chunks(assist_share_t *share, pid_t pid, char *mine, 
                                   uint64_t bytes, uint64_t chunk, int *ret, size_t *copied)
 {
     for (;;) {
-        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
+        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED);
 
         if (off >= bytes) {
             return NEWRMA_SHARE_NONE;
         }
-        len = bytes - off < chunk ? bytes - off : chunk;
-        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, len, write);
+        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, share_chunk_len(bytes, off, chunk), write);
         if (OMPI_SUCCESS != *ret) {
             return off;
         }
-        *copied += len;
+        *copied += share_chunk_len(bytes, off, chunk);
     }
 }
 
@@ -429,8 +434,8 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
     /* a chunk the target could not copy: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
-        size_t len = bytes - failed < init.chunk ? bytes - failed : init.chunk;
-        ret = osc_newrma_cma_copy(pid, (char *) local + failed, taddr + failed, len, write);
+        ret = osc_newrma_cma_copy(pid, (char *) local + failed, taddr + failed,
+                                  share_chunk_len(bytes, failed, init.chunk), write);
     }
     return ret;
 }

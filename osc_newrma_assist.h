@@ -60,9 +60,11 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
                            uint64_t taddr, size_t bytes);
 
 /* Origin side, large contiguous puts and gets of the single-copy table:
- * copy `bytes` together with a target that is inside MPI, each process
- * taking chunks in turn until none are left; complete when it returns
- * (OMPI_ERR_WOULD_BLOCK: not posted -- the caller copies it alone). */
+ * post the copy to the target's mailbox and copy `bytes` with whichever
+ * help it gives (a target inside MPI joins; each process takes the next
+ * chunk until none are left); complete when it returns
+ * (OMPI_ERR_WOULD_BLOCK: mailbox busy, not posted -- the caller copies it
+ * alone). */
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
 
