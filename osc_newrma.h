@@ -127,6 +127,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
     uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
+    uint64_t assist_left;        /* requests MPI_Win_complete left to their targets (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
@@ -305,7 +306,9 @@ struct ompi_osc_newrma_module_t {
         struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
     } cma_batch;
     /* target-assisted accumulates (osc_newrma_assist.c) */
-    size_t assist_max_bytes;             /* payload of the mailbox; 0: not used */
+    size_t assist_max_bytes;             /* payload this process may ask for; 0: it asks nothing */
+    size_t assist_serve_bytes;           /* payload of our own mailbox; 0: none (nothing to serve) */
+    bool assist_attended;                /* ask targets that look present (else only PSCW hand-offs) */
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */

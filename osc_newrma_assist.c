@@ -109,19 +109,28 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
 {
     size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_assist_box_t, payload);
 
-    module->assist_max_bytes = 0;
+    module->assist_max_bytes = module->assist_serve_bytes = 0;
+    module->assist_attended = false;
     module->assist_share_bytes = SIZE_MAX;
+    if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
+        return;
+    }
+    /* Every process of the window has the mailbox (the layout is agreed),
+     * and serves it whatever its own parameters say: an origin may leave a
+     * PSCW put or accumulate there for our MPI_Win_wait to apply. */
+    module->assist_serve_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
+    if (0 == mca_osc_newrma_component.assist_timeout) {
+        return;   /* this process asks nothing of its targets */
+    }
+    module->assist_max_bytes = module->assist_serve_bytes;
     /* More ranks than cores (Open MPI then yields when idle): a target is
      * often off its core, and waiting for it costs more than doing it
      * ourselves (4 ranks on 2 cores, create windows: 8 B put + flush 1.04
-     * -> 0.60 us, acc 1.71 -> 1.25 without assistance) */
-    if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank
-        || 0 == mca_osc_newrma_component.assist_timeout
-        || (opal_progress_yield_when_idle && !mca_osc_newrma_component.assist_oversubscribed)) {
-        return;
-    }
-    module->assist_max_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
-    if (0 != mca_osc_newrma_component.assist_share_bytes && module->assist_max_bytes >= sizeof(assist_share_t)) {
+     * -> 0.60 us, acc 1.71 -> 1.25 without assistance).  Hand-offs in a
+     * PSCW epoch wait for nobody, so they stay. */
+    module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
+    if (module->assist_attended && 0 != mca_osc_newrma_component.assist_share_bytes
+        && module->assist_max_bytes >= sizeof(assist_share_t)) {
         module->assist_share_bytes = mca_osc_newrma_component.assist_share_bytes;
     }
 }
@@ -209,36 +218,42 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
 static int assist_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
                        const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
 {
-    if (!target_present(module, target, stamp)) {
+    if (!module->assist_attended || !target_present(module, target, stamp)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
     return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
- * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
- * caller does the operation itself. */
-static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+ * it if the target does not take it in time -- at once if `patient` is
+ * false: OMPI_ERR_WOULD_BLOCK, and the caller does the operation itself. */
+static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp, bool patient,
                          void *out, size_t out_bytes)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    uint32_t state;
     unsigned int spins = 0;
 
-    if (!wait_taken(box, mine | NEWRMA_ASSIST_POSTED)) {
+    if (!patient || !wait_taken(box, mine | NEWRMA_ASSIST_POSTED)) {
         uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
         if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+            if (0 != stamp) {   /* not asked on a stamp (unattended): nothing learned */
+                __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+            }
             OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
             return OMPI_ERR_WOULD_BLOCK;
         }
     }
-    /* taken: the target is applying it, a few instructions away */
-    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    /* taken: the target is applying it, a few instructions away; it
+     * answers DONE, or frees the mailbox itself when it owes no answer */
+    while ((mine | NEWRMA_ASSIST_TAKEN) == (state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE))) {
         osc_newrma_backoff(&spins);
     }
-    memcpy(out, box->payload, out_bytes);
-    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    if ((mine | NEWRMA_ASSIST_DONE) == state) {
+        memcpy(out, box->payload, out_bytes);
+        __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    }
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
     return OMPI_SUCCESS;
 }
@@ -250,22 +265,27 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const assist
     uint64_t stamp;
     int ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
 
-    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, out, out_bytes);
+    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, true, out, out_bytes);
 }
 
-/* Post a request that completes later: at most one per window. */
+/* Post a request that completes later: at most one per window.  In a PSCW
+ * epoch the target is sure to serve it -- its MPI_Win_wait drains the
+ * mailbox -- so it is posted whether or not the target looks present
+ * (stamp 0: unattended). */
 static int assist_defer(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
                         const osc_newrma_assist_pending_t *what, const void *in, size_t in_bytes)
 {
     osc_newrma_assist_pending_t *pending = &module->assist_pending;
     uint32_t mine;
-    uint64_t stamp;
+    uint64_t stamp = 0;
     int ret;
 
     if (pending->active) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
+    ret = NEWRMA_WIN_PSCW_GRANTED == module->state
+              ? assist_claim_post(module, target, req, in, in_bytes, &mine)
+              : assist_post(module, target, req, in, in_bytes, &mine, &stamp);
     if (OMPI_SUCCESS == ret) {
         *pending = *what;
         memcpy(pending->data, in, in_bytes);
@@ -295,7 +315,11 @@ int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
     int ret;
 
     p->active = false;
-    ret = assist_finish(module, p->target, p->mine, p->stamp, get ? p->local : NULL, get ? p->bytes : 0);
+    /* an unattended request's target may be busy outside MPI: without
+     * assistance for attended ones (more ranks than cores) it most likely
+     * is, so take it back at once rather than wait the timeout */
+    ret = assist_finish(module, p->target, p->mine, p->stamp, 0 != p->stamp || module->assist_attended,
+                        get ? p->local : NULL, get ? p->bytes : 0);
     if (OMPI_ERR_WOULD_BLOCK != ret) {
         return ret;
     }
@@ -307,6 +331,19 @@ int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
     return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
                                NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
                                NEWRMA_ASSIST_PUT == p->kind);
+}
+
+int osc_newrma_assist_complete_epoch(ompi_osc_newrma_module_t *module)
+{
+    /* a get owes us its data now; a put or an accumulate without result
+     * may complete at the target as late as its MPI_Win_wait, which drains
+     * the mailbox before it returns (osc_newrma_assist_drained) */
+    if (module->assist_pending.active && NEWRMA_ASSIST_GET != module->assist_pending.kind) {
+        module->assist_pending.active = false;
+        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_left, 1);
+        return OMPI_SUCCESS;
+    }
+    return osc_newrma_assist_flush_pending(module);
 }
 
 /* The target finds predefined types and intrinsic ops by index: the same in
@@ -545,7 +582,7 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return serve_share(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
-    if (0 == bytes || in_bytes > module->assist_max_bytes || bytes > module->assist_max_bytes) {
+    if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes) {
         return 0;
     }
     memcpy(in, box->payload, in_bytes);
@@ -570,9 +607,31 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     if (locked) {
         osc_newrma_acc_stripe_unlock(module, stripe);
     }
-    if (NEWRMA_ASSIST_PUT != req.kind && (NEWRMA_ASSIST_ACC != req.kind || req.want_result)) {
-        memcpy(box->payload, out, bytes);
+    /* no answer owed (a put, an accumulate without result): the mailbox
+     * is free again at once -- its origin may not be waiting at all */
+    if (NEWRMA_ASSIST_PUT == req.kind || (NEWRMA_ASSIST_ACC == req.kind && !req.want_result)) {
+        __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+        return 1;
     }
+    memcpy(box->payload, out, bytes);
     __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
     return 1;
+}
+
+bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_assist_box_t *box;
+    uint32_t state;
+
+    if (0 == module->assist_serve_bytes) {
+        return true;
+    }
+    box = osc_newrma_shm_assist_box(&module->shm, module->rank);
+    state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_ASSIST_MASK;
+    if (NEWRMA_ASSIST_POSTED == state) {
+        (void) osc_newrma_progress_serve(module);
+        state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_ASSIST_MASK;
+    }
+    /* TAKEN: being applied (by another thread's progress) */
+    return NEWRMA_ASSIST_POSTED != state && NEWRMA_ASSIST_TAKEN != state;
 }

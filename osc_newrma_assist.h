@@ -80,15 +80,24 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module);
 size_t osc_newrma_assist_move_max(const ompi_osc_newrma_module_t *module);
 static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *module)
 {
-    return 0 != module->assist_max_bytes;
+    return 0 != module->assist_serve_bytes;
 }
+
+/* MPI_Win_complete: a pending put or accumulate (no answer owed) is left
+ * in the target's mailbox for its MPI_Win_wait; anything else completes. */
+int osc_newrma_assist_complete_epoch(ompi_osc_newrma_module_t *module);
+
+/* MPI_Win_wait/test, once every completion has arrived: serve our mailbox
+ * and say whether it holds no request still to apply (an origin may have
+ * left one there before its MPI_Win_complete). */
+bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module);
 
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
  * from opal_progress, which the backoff reaches after its busy phase. */
 static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
 {
-    if (0 != module->assist_max_bytes) {
+    if (0 != module->assist_serve_bytes) {
         (void) osc_newrma_progress_serve(module);
     }
     osc_newrma_backoff(spins);

@@ -98,7 +98,8 @@ static void register_packet_counters(mca_base_component_t *version)
 
 /* MPI_T performance variables of target assistance (osc_newrma_assist.c):
  * requests targets applied for this process, requests it withdrew (no
- * answer in time) and applied itself, bytes targets copied for it. */
+ * answer in time) and applied itself, requests its PSCW epochs left to
+ * their targets' MPI_Win_wait, bytes targets copied for it. */
 static void register_assist_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
@@ -106,6 +107,9 @@ static void register_assist_counters(mca_base_component_t *version)
           "(single-copy windows, target inside MPI)", offsetof(ompi_osc_newrma_component_t, assisted_ops) },
         { "assist_withdrawn", "Accumulate-family operations of this process handed to a target that did "
           "not take them in time (then done by single-copy)", offsetof(ompi_osc_newrma_component_t, assist_withdrawn) },
+        { "assist_left", "Puts and accumulates of this process that MPI_Win_complete left in their targets' "
+          "mailboxes, for the targets' MPI_Win_wait to apply (single-copy windows)",
+          offsetof(ompi_osc_newrma_component_t, assist_left) },
         { "shared_copy_bytes", "Bytes of this process's large puts and gets that their targets copied while "
           "inside MPI (single-copy windows; the rest the origin copied)",
           offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },

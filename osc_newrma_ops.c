@@ -352,13 +352,26 @@ static int cma_##NAME PARAMS                                             \
     return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_##NAME ARGS;      \
 }
 NEWRMA_CMA_COMPLETING(fence, (int assert, struct ompi_win_t *win), (assert, win))
-NEWRMA_CMA_COMPLETING(complete, (struct ompi_win_t *win), (win))
 NEWRMA_CMA_COMPLETING(unlock, (int target, struct ompi_win_t *win), (target, win))
 NEWRMA_CMA_COMPLETING(unlock_all, (struct ompi_win_t *win), (win))
 NEWRMA_CMA_COMPLETING(flush, (int target, struct ompi_win_t *win), (target, win))
 NEWRMA_CMA_COMPLETING(flush_all, (struct ompi_win_t *win), (win))
 NEWRMA_CMA_COMPLETING(flush_local, (int target, struct ompi_win_t *win), (target, win))
 NEWRMA_CMA_COMPLETING(flush_local_all, (struct ompi_win_t *win), (win))
+
+/* MPI_Win_complete completes operations at the origin only: a put or an
+ * accumulate handed to a target may stay in its mailbox until the target's
+ * MPI_Win_wait, which applies it (a state check first, so that an
+ * erroneous call in another epoch releases nothing). */
+static int cma_complete(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = NEWRMA_WIN_PSCW_GRANTED == module->state ? osc_newrma_assist_complete_epoch(module) : OMPI_SUCCESS;
+    int ret2 = cma_batch_issue(module);
+
+    ret = OMPI_SUCCESS != ret ? ret : ret2;
+    return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_complete(win);
+}
 
 /* Window buffers are the processes' own memory: single-copy syscalls. */
 const ompi_osc_base_module_t ompi_osc_newrma_cma_table = {

@@ -292,7 +292,8 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
     if (!module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    while (!osc_newrma_completions_arrived(module)) {
+    /* every origin has completed, and left nothing in our mailbox to apply */
+    while (!osc_newrma_completions_arrived(module) || !osc_newrma_assist_drained(module)) {
         osc_newrma_assist_backoff(module, &spins);
     }
     module->exposure_active = false;
@@ -307,7 +308,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
     if (!module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    if (osc_newrma_completions_arrived(module)) {
+    if (osc_newrma_completions_arrived(module) && osc_newrma_assist_drained(module)) {
         module->exposure_active = false;
         *flag = 1;
     }
