@@ -152,12 +152,9 @@ static void active_rounds(test_win_t *tw, int size, MPI_Group origins, MPI_Group
 static void run(int flavor, int size, int assist_expected)
 {
     test_win_t tw;
-    MPI_Group world, origins, target;
-    int zero = 0;
+    MPI_Group origins, target;
 
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
-    MPI_Group_excl(world, 1, &zero, &origins);
-    MPI_Group_incl(world, 1, &zero, &target);
+    test_target0_groups(&origins, &target);
     test_win_create(&tw, flavor, (size_t) size * SLICE * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
 
     /* phase 1: the target waits in MPI */
@@ -208,7 +205,6 @@ static void run(int flavor, int size, int assist_expected)
         MPI_OK(MPI_Win_unlock(0, tw.win));
     }
     test_win_free(&tw);
-    MPI_Group_free(&world);
     MPI_Group_free(&origins);
     MPI_Group_free(&target);
 }

@@ -198,18 +198,15 @@ static void complete_in_lock_epoch(test_win_t *tw, int size)
 static void run(int flavor, int size, int expected_unused)
 {
     test_win_t tw;
-    MPI_Group world, origins, target;
+    MPI_Group origins, target;
     test_pvar_t left_pv;
     unsigned long long left;
-    int zero = 0;
     /* hand-offs wait for nobody: expected whenever the origins ask targets
      * anything at all on this path, whatever the number of cores */
     int expected = test_cvar_int("osc_newrma_assist_timeout") > 0 && !test_am_path(flavor);
 
     (void) expected_unused;
-    MPI_Comm_group(MPI_COMM_WORLD, &world);
-    MPI_Group_excl(world, 1, &zero, &origins);
-    MPI_Group_incl(world, 1, &zero, &target);
+    test_target0_groups(&origins, &target);
     test_win_create(&tw, flavor, (size_t) size * SLICE * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
     memset(tw.mem, 0, (size_t) size * SLICE * sizeof(int64_t));
     MPI_Barrier(MPI_COMM_WORLD);
@@ -226,7 +223,6 @@ static void run(int flavor, int size, int expected_unused)
 
     complete_in_lock_epoch(&tw, size);
     test_win_free(&tw);
-    MPI_Group_free(&world);
     MPI_Group_free(&origins);
     MPI_Group_free(&target);
 }

@@ -241,6 +241,18 @@ static inline int test_assist_expected(int flavor, int size)
            && !test_am_path(flavor);
 }
 
+/* The groups of a test whose rank 0 is the target of every other rank:
+ * the origins (all but 0) and the target (0). */
+static inline void test_target0_groups(MPI_Group *origins, MPI_Group *target)
+{
+    MPI_Group world;
+    int zero = 0;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_excl(world, 1, &zero, origins);
+    MPI_Group_incl(world, 1, &zero, target);
+    MPI_Group_free(&world);
+}
+
 /* main() of a target-assistance test: MPI_T up, then run(flavor, size,
  * expected) on create and dynamic windows when there are 2 ranks or more
  * (expected: test_assist_expected). */
