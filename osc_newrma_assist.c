@@ -623,7 +623,7 @@ bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module)
     osc_newrma_assist_box_t *box;
     uint32_t state;
 
-    if (0 == module->assist_serve_bytes) {
+    if (!osc_newrma_assist_served(module)) {
         return true;
     }
     box = osc_newrma_shm_assist_box(&module->shm, module->rank);

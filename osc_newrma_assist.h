@@ -97,7 +97,7 @@ bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module);
  * from opal_progress, which the backoff reaches after its busy phase. */
 static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
 {
-    if (0 != module->assist_serve_bytes) {
+    if (osc_newrma_assist_served(module)) {
         (void) osc_newrma_progress_serve(module);
     }
     osc_newrma_backoff(spins);
