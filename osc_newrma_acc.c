@@ -50,10 +50,7 @@
 /* accumulate locks                                                    */
 /* ------------------------------------------------------------------ */
 
-typedef struct {
-    int rank;
-    unsigned int first, count;   /* stripes first .. first+count-1 (mod stripes) */
-} acc_locks_t;
+typedef osc_newrma_acc_locks_t acc_locks_t;
 
 /* Test before test-and-set, so waiters spin on their cached copy of the
  * line; the backoff yields the core once spinning gets long (with more
@@ -63,14 +60,18 @@ typedef struct {
  * access racing an atomic one is a data race in C11 that ThreadSanitizer
  * reports (contrib/thread-check-tests.sh).  opal has no atomic load/store in
  * 4.1, hence the compiler builtins its own atomics are made of. */
+static inline bool stripe_trylock(volatile int32_t *word)
+{
+    int32_t expected = 0;
+
+    return 0 == __atomic_load_n(word, __ATOMIC_RELAXED) && opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1);
+}
+
 static inline void stripe_lock(volatile int32_t *word)
 {
     unsigned int spins = 0;
-    int32_t expected = 0;
 
-    while (0 != __atomic_load_n(word, __ATOMIC_RELAXED)
-           || !opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1)) {
-        expected = 0;
+    while (!stripe_trylock(word)) {
         osc_newrma_backoff(&spins);
     }
 }
@@ -106,11 +107,11 @@ static void acc_lock_stripes(ompi_osc_newrma_module_t *module, const acc_locks_t
     }
 }
 
-/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
- * window: stripe (offset >> acc_shift) mod stripes, a power of two (every
- * process computes the same, from values agreed at creation).  Inline for
- * the common case of one stripe. */
-static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
+/* The stripes covering bytes [offset, offset + span) of `rank`'s window:
+ * stripe (offset >> acc_shift) mod stripes, a power of two (every process
+ * computes the same, from values agreed at creation); all of them when the
+ * span wraps around. */
+static inline void acc_span(const ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
                             size_t span)
 {
     unsigned int stripes = module->shm.layout.acc_stripes;
@@ -119,16 +120,26 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
 
     locks->rank = rank;
     locks->first = (unsigned int) first & (stripes - 1);
-    if (OPAL_LIKELY(first == last)) {
-        locks->count = 1;
+    locks->count = 1;
+    if (OPAL_UNLIKELY(first != last)) {
+        if (last - first + 1 >= stripes) {
+            locks->first = 0;
+            locks->count = stripes;
+        } else {
+            locks->count = (unsigned int) (last - first + 1);
+        }
+    }
+}
+
+/* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
+ * window.  Inline for the common case of one stripe. */
+static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
+                            size_t span)
+{
+    acc_span(module, locks, rank, offset, span);
+    if (OPAL_LIKELY(1 == locks->count)) {
         stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));
         return;
-    }
-    if (last - first + 1 >= stripes) {
-        locks->first = 0;
-        locks->count = stripes;
-    } else {
-        locks->count = (unsigned int) (last - first + 1);
     }
     acc_lock_stripes(module, locks);
 }
@@ -169,25 +180,29 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
     }
 }
 
-bool osc_newrma_acc_stripe_trylock(ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
-                                   unsigned int *stripe)
+/* Never waits, so the order stripes are tried in cannot deadlock: on the
+ * first one held, the ones taken go back.  (Refusing spans of two stripes
+ * instead left a request the target must serve -- a PSCW hand-off --
+ * unserved for good.) */
+bool osc_newrma_acc_stripes_trylock(ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
+                                    acc_locks_t *locks)
 {
-    uint64_t first = offset >> module->acc_shift, last = (offset + span - 1) >> module->acc_shift;
-    volatile int32_t *word;
-    int32_t expected = 0;
+    unsigned int stripes = module->shm.layout.acc_stripes, taken;
 
-    if (first != last) {
-        return false;
+    acc_span(module, locks, module->rank, offset, span);
+    for (taken = 0 ; taken < locks->count ; ++taken) {
+        unsigned int s = locks->first + taken;
+        if (!stripe_trylock(osc_newrma_shm_acc_lock(&module->shm, module->rank, s < stripes ? s : s - stripes))) {
+            acc_unlock(module, &(acc_locks_t) { .rank = locks->rank, .first = locks->first, .count = taken });
+            return false;
+        }
     }
-    *stripe = (unsigned int) first & (module->shm.layout.acc_stripes - 1);
-    word = osc_newrma_shm_acc_lock(&module->shm, module->rank, *stripe);
-    return 0 == __atomic_load_n(word, __ATOMIC_RELAXED)
-           && opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1);
+    return true;
 }
 
-void osc_newrma_acc_stripe_unlock(ompi_osc_newrma_module_t *module, unsigned int stripe)
+void osc_newrma_acc_stripes_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
 {
-    stripe_unlock(osc_newrma_shm_acc_lock(&module->shm, module->rank, stripe));
+    acc_unlock(module, locks);
 }
 
 void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,

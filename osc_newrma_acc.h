@@ -45,16 +45,23 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
  * shift on every accumulate's path instead of a division). */
 unsigned int osc_newrma_acc_shift(size_t granularity);
 
+/* The accumulate stripes one operation holds: first .. first + count - 1
+ * (mod the window's stripe count) of `rank`'s window. */
+typedef struct {
+    int rank;
+    unsigned int first, count;
+} osc_newrma_acc_locks_t;
+
 /* At a target serving an assisted operation (osc_newrma_assist.c), on its
- * own window: take the one accumulate stripe covering [offset, offset +
- * span) without waiting (false if it is held, or the bytes span stripes:
- * progress must never wait, the holder may be this very thread), give it
- * back; combine n packed elements as every path does, old values out first
- * (old may not overlap origin). */
+ * own window: take every accumulate stripe covering [offset, offset +
+ * span) without waiting (false, holding none, if one is held: progress
+ * must never wait, the holder may be this very thread), give them back;
+ * combine n packed elements as every path does, old values out first (old
+ * may not overlap origin). */
 struct ompi_osc_newrma_module_t;
-bool osc_newrma_acc_stripe_trylock(struct ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
-                                   unsigned int *stripe);
-void osc_newrma_acc_stripe_unlock(struct ompi_osc_newrma_module_t *module, unsigned int stripe);
+bool osc_newrma_acc_stripes_trylock(struct ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
+                                    osc_newrma_acc_locks_t *locks);
+void osc_newrma_acc_stripes_unlock(struct ompi_osc_newrma_module_t *module, const osc_newrma_acc_locks_t *locks);
 void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
                             void *old, size_t n, size_t esize);
 

@@ -565,7 +565,7 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     uint32_t posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), taken;
     struct ompi_datatype_t *dt;
     assist_request_t req;
-    unsigned int stripe = 0;
+    osc_newrma_acc_locks_t stripes;
     bool locked;
     size_t bytes, in_bytes;
 
@@ -589,23 +589,23 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
-    if (locked && !osc_newrma_acc_stripe_trylock(module,
-                                                 MPI_WIN_FLAVOR_DYNAMIC == module->flavor
-                                                     ? req.addr
-                                                     : req.addr - osc_newrma_shm_peer(&module->shm, module->rank)->base,
-                                                 bytes, &stripe)) {
+    if (locked && !osc_newrma_acc_stripes_trylock(module,
+                                                  MPI_WIN_FLAVOR_DYNAMIC == module->flavor
+                                                      ? req.addr
+                                                      : req.addr - osc_newrma_shm_peer(&module->shm, module->rank)->base,
+                                                  bytes, &stripes)) {
         return 0;
     }
     taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
     if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         if (locked) {
-            osc_newrma_acc_stripe_unlock(module, stripe);
+            osc_newrma_acc_stripes_unlock(module, &stripes);
         }
         return 0;
     }
     apply(&req, dt, in, out);
     if (locked) {
-        osc_newrma_acc_stripe_unlock(module, stripe);
+        osc_newrma_acc_stripes_unlock(module, &stripes);
     }
     /* no answer owed (a put, an accumulate without result): the mailbox
      * is free again at once -- its origin may not be waiting at all */

@@ -16,6 +16,10 @@
  *    most fall back to single-copy) add up;
  *  - a target blocked in MPI_Recv for a message its origins send after
  *    MPI_Win_complete (the standard's "must not deadlock" pattern);
+ *  - an accumulate left to the target whose bytes span two accumulate
+ *    stripes (granularity 16 bytes here; on dynamic windows stripes follow
+ *    addresses, so it happens at any granularity): the target must take
+ *    both stripes to apply it, and did not -- its wait hung;
  *  - MPI_Win_complete called by mistake inside a lock epoch fails with
  *    MPI_ERR_RMA_SYNC and leaves the pending put to MPI_Win_unlock;
  *  - with assistance on (osc_newrma_assist_timeout > 0, the single-copy
@@ -171,6 +175,43 @@ static void recv_before_wait(test_win_t *tw, int size, MPI_Group origins, MPI_Gr
     }
 }
 
+/* A 4-word SUM from word 1 of each origin's slice (bytes 8..40: three
+ * 16-byte stripes), the epoch's last operation, so it is left pending. */
+static void straddling_rounds(int flavor, int size, MPI_Group origins, MPI_Group target)
+{
+    test_win_t tw;
+    MPI_Info info;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "mpi_accumulate_granularity", "16");
+    test_win_create(&tw, flavor, (size_t) size * SLICE * sizeof(int64_t), 8, info, MPI_COMM_WORLD);
+    MPI_Info_free(&info);
+    memset(tw.mem, 0, (size_t) size * SLICE * sizeof(int64_t));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int round = 0 ; round < 20 ; ++round) {
+        if (0 == test_rank) {
+            MPI_OK(MPI_Win_post(origins, 0, tw.win));
+            if (round % 2) {
+                compute(50.0);
+            }
+            MPI_OK(MPI_Win_wait(tw.win));
+            for (int o = 1 ; o < size ; ++o) {
+                for (int k = 1 ; k <= 4 ; ++k) {
+                    int64_t got = ((const int64_t *) tw.mem)[o * SLICE + k];
+                    CHECK(got == (int64_t) (round + 1) * k, "straddling round %d origin %d word %d: %lld, expected %lld",
+                          round, o, k, (long long) got, (long long) ((round + 1) * k));
+                }
+            }
+        } else {
+            int64_t add[4] = { 1, 2, 3, 4 };
+            MPI_OK(MPI_Win_start(target, 0, tw.win));
+            MPI_OK(MPI_Accumulate(add, 4, MPI_INT64_T, 0, word(&tw, test_rank, 1), 4, MPI_INT64_T, MPI_SUM, tw.win));
+            MPI_OK(MPI_Win_complete(tw.win));
+        }
+    }
+    test_win_free(&tw);
+}
+
 /* MPI_Win_complete in a lock epoch: an error, and the put handed over in
  * that epoch is still completed by the unlock. */
 static void complete_in_lock_epoch(test_win_t *tw, int size)
@@ -223,6 +264,7 @@ static void run(int flavor, int size, int expected_unused)
 
     complete_in_lock_epoch(&tw, size);
     test_win_free(&tw);
+    straddling_rounds(flavor, size, origins, target);
     MPI_Group_free(&origins);
     MPI_Group_free(&target);
 }
