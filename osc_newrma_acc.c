@@ -38,6 +38,7 @@
 
 #include "opal/datatype/opal_convertor.h"
 #include "ompi/mca/osc/base/osc_base_obj_convert.h"
+#include "ompi/datatype/ompi_datatype_internal.h"
 #include "ompi/op/op.h"
 
 #include "osc_newrma.h"
@@ -167,6 +168,51 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
 /* Under the locks: old values out (if wanted), then combine `n` packed
  * elements of `dt` in place.  Open MPI has no reduction function for
  * MPI_REPLACE and MPI_NO_OP. */
+/* One MPI_SUM element of the commonest types -- 8- and 4-byte integers
+ * (counters, the fetch_and_op of every work queue) and doubles -- added in
+ * line: ompi_op_reduce's table lookups and indirect call are a fifth of a
+ * whole fetch_and_op on an allocate window (0.027 us, against 0.022 for a
+ * compare_and_swap, which has none).  Integers add as unsigned (wrapping,
+ * as Open MPI's own loops do in practice), the same bits signed or not. */
+static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin)
+{
+    if (&ompi_mpi_op_sum.op != op) {
+        return false;
+    }
+    switch (dt->id) {
+    case OMPI_DATATYPE_MPI_INT64_T: case OMPI_DATATYPE_MPI_UINT64_T:
+    case OMPI_DATATYPE_MPI_LONG: case OMPI_DATATYPE_MPI_UNSIGNED_LONG: {
+        uint64_t t, o;
+        if (sizeof(t) != dt->super.size) {   /* a 4-byte long */
+            return false;
+        }
+        memcpy(&t, target, sizeof(t));
+        memcpy(&o, origin, sizeof(o));
+        t += o;
+        memcpy(target, &t, sizeof(t));
+        return true;
+    }
+    case OMPI_DATATYPE_MPI_INT32_T: case OMPI_DATATYPE_MPI_UINT32_T: {
+        uint32_t t, o;
+        memcpy(&t, target, sizeof(t));
+        memcpy(&o, origin, sizeof(o));
+        t += o;
+        memcpy(target, &t, sizeof(t));
+        return true;
+    }
+    case OMPI_DATATYPE_MPI_DOUBLE: {
+        double t, o;
+        memcpy(&t, target, sizeof(t));
+        memcpy(&o, origin, sizeof(o));
+        t += o;
+        memcpy(target, &t, sizeof(t));
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
 static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target,
                                     const void *origin, void *old, size_t n, size_t esize)
 {
@@ -175,7 +221,7 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
     }
     if (&ompi_mpi_op_replace.op == op) {
         memcpy(target, origin, n * esize);
-    } else if (&ompi_mpi_op_no_op.op != op) {
+    } else if (&ompi_mpi_op_no_op.op != op && !(1 == n && sum_one_inline(op, dt, target, origin))) {
         ompi_op_reduce(op, (void *) origin, target, n, dt);
     }
 }
