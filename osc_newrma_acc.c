@@ -745,15 +745,22 @@ int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *ori
 
 /* MPI allows compare-and-swap on integer, logical, byte (and
  * multi-language) types: exactly those valid for MPI_BOR or MPI_LAND. */
-bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt)
+/* ompi_op_is_valid, without its message (written only when invalid) */
+static inline bool op_valid_for(struct ompi_op_t *op, struct ompi_datatype_t *dt, const char *func)
 {
     char *msg = NULL;
-    bool ok = ompi_op_is_valid(&ompi_mpi_op_bor.op, dt, &msg, "MPI_Compare_and_swap");
-    free(msg);
-    msg = NULL;
-    ok = ok || ompi_op_is_valid(&ompi_mpi_op_land.op, dt, &msg, "MPI_Compare_and_swap");
-    free(msg);
+    bool ok = ompi_op_is_valid(op, dt, &msg, func);
+
+    if (OPAL_UNLIKELY(NULL != msg)) {
+        free(msg);
+    }
     return ok;
+}
+
+bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt)
+{
+    return op_valid_for(&ompi_mpi_op_bor.op, dt, "MPI_Compare_and_swap")
+           || op_valid_for(&ompi_mpi_op_land.op, dt, "MPI_Compare_and_swap");
 }
 
 /* Direct path: read, compare and maybe write under the stripes covering the
@@ -868,12 +875,9 @@ int osc_newrma_get_accumulate(const void *origin_addr, int origin_count, struct 
  * has no entry for MPI_REPLACE and MPI_NO_OP, valid on any type. */
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt)
 {
-    char *msg = NULL;
-    bool ok = ompi_op_is_intrinsic(op)
-              && (&ompi_mpi_op_replace.op == op || &ompi_mpi_op_no_op.op == op
-                  || ompi_op_is_valid(op, dt, &msg, "MPI_Fetch_and_op"));
-    free(msg);
-    return ok;
+    return ompi_op_is_intrinsic(op)
+           && (&ompi_mpi_op_replace.op == op || &ompi_mpi_op_no_op.op == op
+               || op_valid_for(op, dt, "MPI_Fetch_and_op"));
 }
 
 int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
