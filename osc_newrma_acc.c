@@ -170,9 +170,9 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
  * MPI_REPLACE and MPI_NO_OP. */
 /* One MPI_SUM element of the commonest types -- 8- and 4-byte integers
  * (counters, the fetch_and_op of every work queue) and doubles -- added in
- * line: ompi_op_reduce's table lookups and indirect call are a fifth of a
- * whole fetch_and_op on an allocate window (0.027 us, against 0.022 for a
- * compare_and_swap, which has none).  Integers add as unsigned (wrapping,
+ * line: ompi_op_reduce's table lookups and indirect call were a tenth of a
+ * whole fetch_and_op on an allocate window (0.0276 -> 0.0254 us,
+ * docs/results/ab-sum-inline-2026-11-25.txt).  Integers add as unsigned (wrapping,
  * as Open MPI's own loops do in practice), the same bits signed or not. */
 static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin)
 {
