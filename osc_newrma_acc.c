@@ -165,9 +165,6 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
     return (uint64_t) (t - (module->shm.base + osc_newrma_shm_peer(&module->shm, rank)->data_offset));
 }
 
-/* Under the locks: old values out (if wanted), then combine `n` packed
- * elements of `dt` in place.  Open MPI has no reduction function for
- * MPI_REPLACE and MPI_NO_OP. */
 /* One MPI_SUM element of the commonest types -- 8- and 4-byte integers
  * (counters, the fetch_and_op of every work queue) and doubles -- added in
  * line: ompi_op_reduce's table lookups and indirect call were a tenth of a
@@ -213,6 +210,9 @@ static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *
     }
 }
 
+/* Under the locks: old values out (if wanted), then combine `n` packed
+ * elements of `dt` in place.  Open MPI has no reduction function for
+ * MPI_REPLACE and MPI_NO_OP. */
 static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target,
                                     const void *origin, void *old, size_t n, size_t esize)
 {
@@ -743,8 +743,6 @@ int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *ori
 /* compare-and-swap                                                    */
 /* ------------------------------------------------------------------ */
 
-/* MPI allows compare-and-swap on integer, logical, byte (and
- * multi-language) types: exactly those valid for MPI_BOR or MPI_LAND. */
 /* ompi_op_is_valid, without its message (written only when invalid) */
 static inline bool op_valid_for(struct ompi_op_t *op, struct ompi_datatype_t *dt, const char *func)
 {
@@ -757,6 +755,8 @@ static inline bool op_valid_for(struct ompi_op_t *op, struct ompi_datatype_t *dt
     return ok;
 }
 
+/* MPI allows compare-and-swap on integer, logical, byte (and
+ * multi-language) types: exactly those valid for MPI_BOR or MPI_LAND. */
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt)
 {
     return op_valid_for(&ompi_mpi_op_bor.op, dt, "MPI_Compare_and_swap")
