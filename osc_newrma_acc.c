@@ -165,6 +165,16 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
     return (uint64_t) (t - (module->shm.base + osc_newrma_shm_peer(&module->shm, rank)->data_offset));
 }
 
+/* *target += *origin for one unaligned element of `type` */
+#define ADD_IN_PLACE(type, target, origin)          \
+    do {                                            \
+        type t_, o_;                                \
+        memcpy(&t_, (target), sizeof(t_));          \
+        memcpy(&o_, (origin), sizeof(o_));          \
+        t_ += o_;                                   \
+        memcpy((target), &t_, sizeof(t_));          \
+    } while (0)
+
 /* One MPI_SUM element of the commonest types -- 8- and 4-byte integers
  * (counters, the fetch_and_op of every work queue) and doubles -- added in
  * line: ompi_op_reduce's table lookups and indirect call were a tenth of a
@@ -178,33 +188,18 @@ static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *
     }
     switch (dt->id) {
     case OMPI_DATATYPE_MPI_INT64_T: case OMPI_DATATYPE_MPI_UINT64_T:
-    case OMPI_DATATYPE_MPI_LONG: case OMPI_DATATYPE_MPI_UNSIGNED_LONG: {
-        uint64_t t, o;
-        if (sizeof(t) != dt->super.size) {   /* a 4-byte long */
+    case OMPI_DATATYPE_MPI_LONG: case OMPI_DATATYPE_MPI_UNSIGNED_LONG:
+        if (sizeof(uint64_t) != dt->super.size) {   /* a 4-byte long */
             return false;
         }
-        memcpy(&t, target, sizeof(t));
-        memcpy(&o, origin, sizeof(o));
-        t += o;
-        memcpy(target, &t, sizeof(t));
+        ADD_IN_PLACE(uint64_t, target, origin);
         return true;
-    }
-    case OMPI_DATATYPE_MPI_INT32_T: case OMPI_DATATYPE_MPI_UINT32_T: {
-        uint32_t t, o;
-        memcpy(&t, target, sizeof(t));
-        memcpy(&o, origin, sizeof(o));
-        t += o;
-        memcpy(target, &t, sizeof(t));
+    case OMPI_DATATYPE_MPI_INT32_T: case OMPI_DATATYPE_MPI_UINT32_T:
+        ADD_IN_PLACE(uint32_t, target, origin);
         return true;
-    }
-    case OMPI_DATATYPE_MPI_DOUBLE: {
-        double t, o;
-        memcpy(&t, target, sizeof(t));
-        memcpy(&o, origin, sizeof(o));
-        t += o;
-        memcpy(target, &t, sizeof(t));
+    case OMPI_DATATYPE_MPI_DOUBLE:
+        ADD_IN_PLACE(double, target, origin);
         return true;
-    }
     default:
         return false;
     }

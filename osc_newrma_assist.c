@@ -415,16 +415,17 @@ static uint64_t share_take_chunks(assist_share_t *share, pid_t pid, char *mine, 
                                   uint64_t bytes, uint64_t chunk, int *ret, size_t *copied)
 {
     for (;;) {
-        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED);
+        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
 
         if (off >= bytes) {
             return NEWRMA_SHARE_NONE;
         }
-        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, share_chunk_len(bytes, off, chunk), write);
+        len = share_chunk_len(bytes, off, chunk);
+        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, len, write);
         if (OMPI_SUCCESS != *ret) {
             return off;
         }
-        *copied += share_chunk_len(bytes, off, chunk);
+        *copied += len;
     }
 }
 

@@ -174,9 +174,7 @@ static void run(int flavor, int size, int assist_expected)
         MPI_Barrier(MPI_COMM_WORLD);
     }
     active_rounds(&tw, size, origins, target);
-    handed = test_pvar_read(&assisted) - handed;
-    test_pvar_close(&assisted);
-    MPI_Allreduce(MPI_IN_PLACE, &handed, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    handed = test_pvar_close_total(&assisted, handed);
     /* not testing what it says unless some were handed over (when the
      * target had a core of its own: see assist_acc.c) */
     CHECK(!assist_expected || handed > 0, "%s: no operation was handed to the target", flavor_names[flavor]);

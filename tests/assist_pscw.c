@@ -256,9 +256,7 @@ static void run(int flavor, int size, int expected_unused)
     left = test_pvar_read(&left_pv);
     pscw_rounds(&tw, size, origins, target);
     recv_before_wait(&tw, size, origins, target);
-    left = test_pvar_read(&left_pv) - left;
-    test_pvar_close(&left_pv);
-    MPI_Allreduce(MPI_IN_PLACE, &left, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    left = test_pvar_close_total(&left_pv, left);
     CHECK(!expected || left > 0, "%s: no operation was left to the target's MPI_Win_wait", flavor_names[flavor]);
     if (0 == test_rank) printf("%s: %llu operations left to the target's wait\n", flavor_names[flavor], left);
 

@@ -130,6 +130,16 @@ static inline void test_pvar_close(test_pvar_t *pv)
     }
 }
 
+/* Collective over MPI_COMM_WORLD: the counter's increase since `before`
+ * (a test_pvar_read of this handle), summed over every rank; closes it. */
+static inline unsigned long long test_pvar_close_total(test_pvar_t *pv, unsigned long long before)
+{
+    unsigned long long mine = test_pvar_read(pv) - before, total = 0;
+    test_pvar_close(pv);
+    MPI_Allreduce(&mine, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return total;
+}
+
 /* ---- window flavors ---------------------------------------------------- */
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
