@@ -728,10 +728,11 @@ static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int o
                        target_disp, target_count, target_dt, op);
 }
 
-int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *origin, int count,
+int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *origin, void *result, int count,
                                struct ompi_datatype_t *dt, int target, ptrdiff_t disp, struct ompi_op_t *op)
 {
-    return acc_general(module, origin, count, dt, NULL, 0, NULL, target, disp, count, dt, op);
+    return acc_general(module, origin, count, dt, result, NULL != result ? count : 0, NULL != result ? dt : NULL,
+                       target, disp, count, dt, op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -782,30 +783,16 @@ static int cas_direct(ompi_osc_newrma_module_t *module, const void *origin_addr,
 
 /* Single-copy path: the same under the locks, through the syscalls (to
  * self, the memory is local). */
-static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
-                   void *result_addr, struct ompi_datatype_t *dt, size_t size, int target,
-                   ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
+int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uint64_t taddr, const void *origin_addr,
+                               const void *compare_addr, void *result_addr, size_t size)
 {
     pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
     bool self = target == module->rank;
+    uint64_t offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? taddr
+                                                                 : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
     acc_locks_t locks;
-    uint64_t taddr, offset;
-    int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
+    int ret = OMPI_SUCCESS;
 
-    if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
-    }
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    /* a target inside MPI may do it for us (never ourselves: fits says no) */
-    if (osc_newrma_assist_fits(module, target, 2, dt)) {
-        ret = osc_newrma_assist_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
-        if (OMPI_ERR_WOULD_BLOCK != ret) {
-            return ret;
-        }
-    }
-    offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? taddr : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
     acc_lock(module, &locks, target, offset, size);
     if (self) {
         memcpy(result_addr, (void *) (uintptr_t) taddr, size);
@@ -821,6 +808,29 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
     }
     acc_unlock(module, &locks);
     return ret;
+}
+
+/* A target inside MPI may do it for us (never ourselves: fits says no). */
+static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
+                   void *result_addr, struct ompi_datatype_t *dt, size_t size, int target,
+                   ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
+{
+    uint64_t taddr;
+    int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
+
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+    }
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (osc_newrma_assist_fits(module, target, 2, dt)) {
+        ret = osc_newrma_assist_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
+        if (OMPI_ERR_WOULD_BLOCK != ret) {
+            return ret;
+        }
+    }
+    return osc_newrma_cas_single_copy(module, target, taddr, origin_addr, compare_addr, result_addr, size);
 }
 
 int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,

@@ -65,9 +65,14 @@ void osc_newrma_acc_stripes_unlock(struct ompi_osc_newrma_module_t *module, cons
 void osc_newrma_acc_combine(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
                             void *old, size_t n, size_t esize);
 
-/* An accumulate by the single-copy path alone (a withdrawn assisted one). */
-int osc_newrma_acc_single_copy(struct ompi_osc_newrma_module_t *module, const void *origin, int count,
-                               struct ompi_datatype_t *dt, int target, ptrdiff_t disp, struct ompi_op_t *op);
+/* An accumulate (old values into `result` if not NULL) or a
+ * compare-and-swap of one `size`-byte element at range-checked `taddr`, by
+ * the single-copy path alone: a withdrawn assisted one. */
+int osc_newrma_acc_single_copy(struct ompi_osc_newrma_module_t *module, const void *origin, void *result,
+                               int count, struct ompi_datatype_t *dt, int target, ptrdiff_t disp,
+                               struct ompi_op_t *op);
+int osc_newrma_cas_single_copy(struct ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
+                               const void *origin, const void *compare, void *result, size_t size);
 
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);

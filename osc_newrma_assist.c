@@ -57,6 +57,10 @@ enum {
     NEWRMA_ASSIST_POSTED,
     NEWRMA_ASSIST_TAKEN,
     NEWRMA_ASSIST_DONE,
+    /* withdrawn after its origin's MPI_Win_complete signalled: the origin
+     * is doing it by single copy, and the target's MPI_Win_wait must not
+     * return before it is done (the origin frees the mailbox then) */
+    NEWRMA_ASSIST_WITHDRAWING,
 };
 #define NEWRMA_ASSIST_BITS 3
 #define NEWRMA_ASSIST_MASK ((1u << NEWRMA_ASSIST_BITS) - 1)
@@ -167,15 +171,33 @@ static inline bool target_present(ompi_osc_newrma_module_t *module, int target, 
     return osc_newrma_assist_now() - *stamp < NEWRMA_ASSIST_FRESH_NS;
 }
 
-/* Spin until the target takes request `posted` or the timeout passes. */
-static bool wait_taken(osc_newrma_assist_box_t *box, uint32_t posted)
+/* How long an origin waits for its target to take a request. */
+typedef enum {
+    ASSIST_WITHDRAW_AT_ONCE,   /* not at all: the target is likely busy outside MPI */
+    ASSIST_SPIN,               /* up to the timeout, spinning: the target looked present */
+    ASSIST_SPIN_POLITELY,      /* up to the timeout, serving our own mailbox and giving
+                                * the core away: a PSCW epoch, whose target is likely
+                                * in MPI_Win_wait but may be off its core */
+    ASSIST_AFTER_COMPLETION,   /* the same after MPI_Win_complete signalled: a withdrawal
+                                * holds the mailbox (WITHDRAWING) until the single copy
+                                * is done, as the target's wait may be draining it */
+} assist_patience_t;
+
+/* Wait until the target takes request `posted` or the timeout passes. */
+static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+                       assist_patience_t patience)
 {
     uint64_t deadline = 0;
-    unsigned int spins = 0;
+    unsigned int spins = 0, turns = 0, clock_turns = ASSIST_SPIN == patience ? NEWRMA_ASSIST_CLOCK_SPINS : 1;
 
     while (posted == __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
-        osc_newrma_cpu_relax();
-        if (0 == ++spins % NEWRMA_ASSIST_CLOCK_SPINS) {
+        if (ASSIST_SPIN == patience) {
+            osc_newrma_cpu_relax();
+        } else {
+            /* two completing epochs may wait for each other's answers */
+            osc_newrma_assist_backoff(module, &spins);
+        }
+        if (0 == ++turns % clock_turns) {
             uint64_t now = osc_newrma_assist_now();
             if (0 == deadline) {
                 deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
@@ -225,18 +247,19 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const assis
 }
 
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
- * it if the target does not take it in time -- at once if `patient` is
- * false: OMPI_ERR_WOULD_BLOCK, and the caller does the operation itself. */
-static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp, bool patient,
-                         void *out, size_t out_bytes)
+ * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
+ * caller does the operation itself. */
+static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+                         assist_patience_t patience, void *out, size_t out_bytes)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     uint32_t state;
     unsigned int spins = 0;
 
-    if (!patient || !wait_taken(box, mine | NEWRMA_ASSIST_POSTED)) {
+    if (ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_ASSIST_POSTED, patience)) {
         uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
-        if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false,
+        uint32_t back = ASSIST_AFTER_COMPLETION == patience ? NEWRMA_ASSIST_WITHDRAWING : NEWRMA_ASSIST_FREE;
+        if (__atomic_compare_exchange_n(&box->state, &posted, mine | back, false,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
             if (0 != stamp) {   /* not asked on a stamp (unattended): nothing learned */
                 __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
@@ -265,7 +288,7 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const assist
     uint64_t stamp;
     int ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
 
-    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, true, out, out_bytes);
+    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, ASSIST_SPIN, out, out_bytes);
 }
 
 /* Post a request that completes later: at most one per window.  In a PSCW
@@ -308,42 +331,86 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
     return assist_defer(module, target, &req, &what, local, write ? bytes : 0);
 }
 
-int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
+/* Where a pending request's answer goes: a get's buffer, a get_accumulate's
+ * or compare-and-swap's result; NULL if it owes none (a put, an accumulate). */
+static inline void *pending_answer(const osc_newrma_assist_pending_t *p)
 {
-    osc_newrma_assist_pending_t *p = &module->assist_pending;
-    bool get = NEWRMA_ASSIST_GET == p->kind;
-    int ret;
+    return NEWRMA_ASSIST_PUT == p->kind ? NULL : p->local;
+}
 
-    p->active = false;
-    /* an unattended request's target may be busy outside MPI: without
-     * assistance for attended ones (more ranks than cores) it most likely
-     * is, so take it back at once rather than wait the timeout */
-    ret = assist_finish(module, p->target, p->mine, p->stamp, 0 != p->stamp || module->assist_attended,
-                        get ? p->local : NULL, get ? p->bytes : 0);
-    if (OMPI_ERR_WOULD_BLOCK != ret) {
-        return ret;
+/* An unattended request's target may be busy outside MPI: without
+ * assistance for attended ones (more ranks than cores) it most likely is,
+ * so it is taken back at once rather than after the timeout -- except in a
+ * PSCW epoch: that target has posted and waits, or soon will, in
+ * MPI_Win_wait, and a few yields give it the core. */
+static assist_patience_t pending_patience(const ompi_osc_newrma_module_t *module,
+                                          const osc_newrma_assist_pending_t *p)
+{
+    if (NEWRMA_WIN_PSCW_GRANTED == module->state) {
+        return ASSIST_SPIN_POLITELY;
     }
-    /* withdrawn: by single copy, from the data as it was at the call (or
-     * into the get's buffer, still the caller's to fill) */
+    return 0 != p->stamp || module->assist_attended ? ASSIST_SPIN : ASSIST_WITHDRAW_AT_ONCE;
+}
+
+/* The pending request by single copy after its withdrawal: from the data
+ * as it was at the call, or into the answer's buffer (still the caller's
+ * to fill). */
+static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrma_assist_pending_t *p, void *answer)
+{
     if (NEWRMA_ASSIST_ACC == p->kind) {
-        return osc_newrma_acc_single_copy(module, p->data, p->count, p->dt, p->target, p->disp, p->op);
+        return osc_newrma_acc_single_copy(module, p->data, answer, p->count, p->dt, p->target, p->disp, p->op);
+    }
+    if (NEWRMA_ASSIST_CAS == p->kind) {
+        return osc_newrma_cas_single_copy(module, p->target, p->taddr, p->data, p->data + p->bytes, answer,
+                                          p->bytes);
     }
     return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
                                NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
                                NEWRMA_ASSIST_PUT == p->kind);
 }
 
+static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t patience)
+{
+    osc_newrma_assist_pending_t *p = &module->assist_pending;
+    void *answer = pending_answer(p);
+    int ret;
+
+    p->active = false;
+    ret = assist_finish(module, p->target, p->mine, p->stamp, patience, answer, NULL != answer ? p->bytes : 0);
+    if (OMPI_ERR_WOULD_BLOCK != ret) {
+        return ret;
+    }
+    ret = pending_single_copy(module, p, answer);
+    if (ASSIST_AFTER_COMPLETION == patience) {
+        /* done: the target's MPI_Win_wait may return */
+        __atomic_store_n(&osc_newrma_shm_assist_box(&module->shm, p->target)->state, p->mine | NEWRMA_ASSIST_FREE,
+                         __ATOMIC_RELEASE);
+    }
+    return ret;
+}
+
+int osc_newrma_assist_move_complete(ompi_osc_newrma_module_t *module)
+{
+    return pending_complete(module, pending_patience(module, &module->assist_pending));
+}
+
 int osc_newrma_assist_complete_epoch(ompi_osc_newrma_module_t *module)
 {
-    /* a get owes us its data now; a put or an accumulate without result
-     * may complete at the target as late as its MPI_Win_wait, which drains
-     * the mailbox before it returns (osc_newrma_assist_drained) */
-    if (module->assist_pending.active && NEWRMA_ASSIST_GET != module->assist_pending.kind) {
+    /* a put or an accumulate without result may complete at the target as
+     * late as its MPI_Win_wait, which drains the mailbox before it returns
+     * (osc_newrma_assist_drained); a get, get_accumulate or
+     * compare-and-swap stays pending for its answer, collected after the
+     * completion is signalled (osc_newrma_assist_collect_answer) */
+    if (module->assist_pending.active && NULL == pending_answer(&module->assist_pending)) {
         module->assist_pending.active = false;
         OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_left, 1);
-        return OMPI_SUCCESS;
     }
-    return osc_newrma_assist_flush_pending(module);
+    return OMPI_SUCCESS;
+}
+
+int osc_newrma_assist_collect_answer(ompi_osc_newrma_module_t *module)
+{
+    return module->assist_pending.active ? pending_complete(module, ASSIST_AFTER_COMPLETION) : OMPI_SUCCESS;
 }
 
 /* The target finds predefined types and intrinsic ops by index: the same in
@@ -364,9 +431,12 @@ int osc_newrma_assist_accumulate(ompi_osc_newrma_module_t *module, int target, u
     if (!dt_indexable(dt) || !ompi_op_is_intrinsic(op)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    /* no result wanted: complete it at the next completion point, like a put */
-    if (NULL == result && 0 != module->assist_move_bytes) {
-        osc_newrma_assist_pending_t what = { .taddr = taddr, .bytes = bytes, .op = op,
+    /* No result wanted: complete it at the next completion point, like a
+     * put.  In a PSCW epoch, results too: the target has posted and will
+     * serve the mailbox in its MPI_Win_wait; MPI_Win_complete collects the
+     * answer (the result may not be read before then). */
+    if ((NULL == result || NEWRMA_WIN_PSCW_GRANTED == module->state) && 0 != module->assist_move_bytes) {
+        osc_newrma_assist_pending_t what = { .local = result, .taddr = taddr, .bytes = bytes, .op = op,
                                              .dt = dt, .count = count, .disp = disp };
         return assist_defer(module, target, &req, &what, origin, in_bytes);
     }
@@ -386,6 +456,11 @@ int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t
     }
     memcpy(in, origin, size);
     memcpy(in + size, compare, size);
+    /* in a PSCW epoch, answered at MPI_Win_complete (as get_accumulate) */
+    if (NEWRMA_WIN_PSCW_GRANTED == module->state && 0 != module->assist_move_bytes) {
+        osc_newrma_assist_pending_t what = { .local = result, .taddr = taddr, .bytes = size, .dt = dt, .count = 1 };
+        return assist_defer(module, target, &req, &what, in, 2 * size);
+    }
     return assist_run(module, target, &req, in, 2 * size, result, size);
 }
 
@@ -633,6 +708,7 @@ bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module)
         (void) osc_newrma_progress_serve(module);
         state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_ASSIST_MASK;
     }
-    /* TAKEN: being applied (by another thread's progress) */
-    return NEWRMA_ASSIST_POSTED != state && NEWRMA_ASSIST_TAKEN != state;
+    /* TAKEN: being applied (by another thread's progress); WITHDRAWING:
+     * by its origin, which signalled its completion before */
+    return NEWRMA_ASSIST_POSTED != state && NEWRMA_ASSIST_TAKEN != state && NEWRMA_ASSIST_WITHDRAWING != state;
 }

@@ -83,9 +83,14 @@ static inline bool osc_newrma_assist_served(const ompi_osc_newrma_module_t *modu
     return 0 != module->assist_serve_bytes;
 }
 
-/* MPI_Win_complete: a pending put or accumulate (no answer owed) is left
- * in the target's mailbox for its MPI_Win_wait; anything else completes. */
+/* MPI_Win_complete, before it signals the completion: a pending put or
+ * accumulate (no answer owed) is left in the target's mailbox for its
+ * MPI_Win_wait.  After the signal: collect_answer waits for the answer a
+ * pending get, get_accumulate or compare-and-swap owes (the target's wait
+ * serves it, and cannot return before), or withdraws it after
+ * osc_newrma_assist_timeout and does it by single copy. */
 int osc_newrma_assist_complete_epoch(ompi_osc_newrma_module_t *module);
+int osc_newrma_assist_collect_answer(ompi_osc_newrma_module_t *module);
 
 /* MPI_Win_wait/test, once every completion has arrived: serve our mailbox
  * and say whether it holds no request still to apply (an origin may have

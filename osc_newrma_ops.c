@@ -362,7 +362,10 @@ NEWRMA_CMA_COMPLETING(flush_local_all, (struct ompi_win_t *win), (win))
 /* MPI_Win_complete completes operations at the origin only: a put or an
  * accumulate handed to a target may stay in its mailbox until the target's
  * MPI_Win_wait, which applies it (a state check first, so that an
- * erroneous call in another epoch releases nothing). */
+ * erroneous call in another epoch releases nothing).  An operation that
+ * owes an answer is collected after the completion is signalled: the
+ * target's wait serves it then at the latest, in the same turn in which it
+ * sees the completion. */
 static int cma_complete(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
@@ -370,7 +373,14 @@ static int cma_complete(struct ompi_win_t *win)
     int ret2 = cma_batch_issue(module);
 
     ret = OMPI_SUCCESS != ret ? ret : ret2;
-    return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_complete(win);
+    ret = OMPI_SUCCESS != ret ? ret : osc_newrma_complete_signal_epoch(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    /* still in the epoch: a withdrawn answer is done by single copy */
+    ret = osc_newrma_assist_collect_answer(module);
+    osc_newrma_complete_close_epoch(module);
+    return ret;
 }
 
 /* Window buffers are the processes' own memory: single-copy syscalls. */

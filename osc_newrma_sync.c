@@ -242,18 +242,33 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     return OMPI_SUCCESS;
 }
 
-int ompi_osc_newrma_complete(struct ompi_win_t *win)
+int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-
     if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
         return MPI_ERR_RMA_SYNC;
     }
-    /* operations are complete already; tell each target (MEM_SYNC inside) */
+    /* operations are complete already (or owe only answers that the
+     * targets serve before their waits return); tell each target
+     * (MEM_SYNC inside) */
     osc_newrma_complete_signal(module, module->start_ranks, module->start_count);
+    return OMPI_SUCCESS;
+}
+
+void osc_newrma_complete_close_epoch(ompi_osc_newrma_module_t *module)
+{
     osc_newrma_start_group_clear(module);
     module->state = NEWRMA_WIN_NONE;
-    return OMPI_SUCCESS;
+}
+
+int ompi_osc_newrma_complete(struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_complete_signal_epoch(module);
+
+    if (OMPI_SUCCESS == ret) {
+        osc_newrma_complete_close_epoch(module);
+    }
+    return ret;
 }
 
 int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
