@@ -67,19 +67,13 @@ static int valid_big_sum(int64_t v)
     return v >= 0 && a <= b && b <= (int64_t) size * a;
 }
 
-static int cmp64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *) x, b = *(const int64_t *) y;
-    return (a > b) - (a < b);
-}
-
 /* Every fetched counter value appears exactly once over all ranks. */
 static void check_counter(const char *what, const char *fl, const char *mode, int64_t *mine)
 {
     int64_t *all = 0 == rank ? malloc(sizeof(int64_t) * ITER * size) : NULL;
     MPI_Gather(mine, ITER, MPI_INT64_T, all, ITER, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (0 == rank) {
-        qsort(all, (size_t) ITER * size, sizeof(int64_t), cmp64);
+        qsort(all, (size_t) ITER * size, sizeof(int64_t), test_cmp_int64);
         for (int64_t i = 0; i < (int64_t) ITER * size; ++i)
             if (all[i] != i) {
                 CHECK(all[i] == i, "%s %s: %s counter: sorted fetched value %lld is %lld (duplicates or gaps)", fl,

@@ -93,12 +93,6 @@ static void origin_phase(test_win_t *tw, int rank, int64_t *seen)
     MPI_OK(MPI_Win_unlock_all(win));
 }
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 /* at the target: the words after `phases` phases of `origins` origins */
 static void check_totals(const int64_t *w, int origins, int phases, int64_t *all_seen, int size)
 {
@@ -123,7 +117,7 @@ static void check_totals(const int64_t *w, int origins, int phases, int64_t *all
     }
     CHECK(pair[0] == (size - 1) * 1000 + N - 1 && pair[1] == size - 1, "maxloc (%d, %d)", pair[0], pair[1]);
     /* every fetch_and_op of a phase saw a distinct value */
-    qsort(all_seen, (size_t) origins * N, sizeof(int64_t), cmp64);
+    qsort(all_seen, (size_t) origins * N, sizeof(int64_t), test_cmp_int64);
     for (int64_t i = 0 ; i < (int64_t) origins * N ; ++i) {
         if (all_seen[i] != total - (int64_t) origins * N + i) {
             CHECK(0, "fetch_and_op results: position %lld holds %lld", (long long) i, (long long) all_seen[i]);

@@ -42,16 +42,6 @@ static MPI_Aint word(const test_win_t *tw, int origin, int k)
     return test_disp(tw, 0, (MPI_Aint) (origin * SLICE + k), 8);
 }
 
-/* work outside MPI for about `us` microseconds */
-static void compute(double us)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double) (t.tv_sec - t0.tv_sec) * 1e6 + (double) (t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
-}
-
 static int64_t value(int round, int origin, int k)
 {
     return (int64_t) round * 10007 + origin * 101 + k + 1;
@@ -136,16 +126,9 @@ static void pscw_rounds(test_win_t *tw, int size, MPI_Group origins, MPI_Group t
         }
         MPI_OK(MPI_Win_post(origins, 0, tw->win));
         if (round % 2) {
-            compute(50.0);   /* the origins complete meanwhile: requests wait in the mailbox */
+            test_compute_us(50.0);   /* the origins complete meanwhile: requests wait in the mailbox */
         }
-        if (0 == round % 3) {
-            int flag = 0;
-            while (!flag) {
-                MPI_OK(MPI_Win_test(tw->win, &flag));
-            }
-        } else {
-            MPI_OK(MPI_Win_wait(tw->win));
-        }
+        test_wait_or_test(tw->win, 0 == round % 3);
         target_check(tw, size, round, shared);
     }
 }
@@ -192,7 +175,7 @@ static void straddling_rounds(int flavor, int size, MPI_Group origins, MPI_Group
         if (0 == test_rank) {
             MPI_OK(MPI_Win_post(origins, 0, tw.win));
             if (round % 2) {
-                compute(50.0);
+                test_compute_us(50.0);
             }
             MPI_OK(MPI_Win_wait(tw.win));
             for (int o = 1 ; o < size ; ++o) {

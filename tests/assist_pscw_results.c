@@ -43,16 +43,6 @@ static MPI_Aint word(const test_win_t *tw, int target, int slice, int k)
     return test_disp(tw, target, (MPI_Aint) (slice * SLICE + k), 8);
 }
 
-/* work outside MPI for about `us` microseconds */
-static void compute(double us)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while ((double) (t.tv_sec - t0.tv_sec) * 1e6 + (double) (t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
-}
-
 static int64_t cas_value(int round, int origin)
 {
     return round < 0 ? 0 : (int64_t) round * 10007 + origin * 101 + 1;
@@ -129,12 +119,6 @@ static void target_check(const test_win_t *tw, int size, int round)
           (long long) m[W_COUNTER], (long long) (round + 1) * (size - 1));
 }
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *) a, y = *(const int64_t *) b;
-    return x < y ? -1 : x > y;
-}
-
 /* Rounds of rank 0 as every origin's target: it waits at once, computes
  * first, or tests; then every counter result seen once. */
 static void target0_rounds(test_win_t *tw, int size, MPI_Group origins, MPI_Group target)
@@ -149,23 +133,16 @@ static void target0_rounds(test_win_t *tw, int size, MPI_Group origins, MPI_Grou
         fetched[round] = 0;
         MPI_OK(MPI_Win_post(origins, 0, tw->win));
         if (1 == round % 3) {
-            compute(COMPUTE_US);   /* the origins' completes give up waiting meanwhile */
+            test_compute_us(COMPUTE_US);   /* the origins' completes give up waiting meanwhile */
         }
-        if (2 == round % 3) {
-            int flag = 0;
-            while (!flag) {
-                MPI_OK(MPI_Win_test(tw->win, &flag));
-            }
-        } else {
-            MPI_OK(MPI_Win_wait(tw->win));
-        }
+        test_wait_or_test(tw->win, 2 == round % 3);
         target_check(tw, size, round);
     }
     if (0 == test_rank) all = malloc((size_t) size * ROUNDS * sizeof(int64_t));
     MPI_Gather(fetched, ROUNDS, MPI_INT64_T, all, ROUNDS, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (0 == test_rank) {
         int64_t n = (int64_t) (size - 1) * ROUNDS;
-        qsort(all + ROUNDS, (size_t) n, sizeof(int64_t), cmp64);
+        qsort(all + ROUNDS, (size_t) n, sizeof(int64_t), test_cmp_int64);
         for (int64_t i = 0 ; i < n ; ++i) {
             if (all[ROUNDS + i] != i) {
                 CHECK(0, "fetch_and_op results: position %lld holds %lld", (long long) i, (long long) all[ROUNDS + i]);

@@ -234,6 +234,40 @@ static inline void test_win_free(test_win_t *tw)
     free(tw->bases);
 }
 
+/* ---- small helpers ------------------------------------------------------- */
+
+#include <time.h>
+
+/* work outside MPI for about `us` microseconds (a target that computes) */
+static inline void test_compute_us(double us)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while ((double) (t.tv_sec - t0.tv_sec) * 1e6 + (double) (t.tv_nsec - t0.tv_nsec) * 1e-3 < us);
+}
+
+/* End an exposure epoch by MPI_Win_wait, or by MPI_Win_test until true. */
+static inline void test_wait_or_test(MPI_Win win, int by_test)
+{
+    int flag = 0;
+    if (!by_test) {
+        MPI_OK(MPI_Win_wait(win));
+        return;
+    }
+    while (!flag) {
+        MPI_OK(MPI_Win_test(win, &flag));
+    }
+}
+
+/* qsort order of int64_t (checks that fetched counter values are distinct) */
+static inline int test_cmp_int64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *) x, b = *(const int64_t *) y;
+    return (a > b) - (a < b);
+}
+
 /* ---- target assistance ------------------------------------------------- */
 
 #include <unistd.h>
