@@ -131,7 +131,9 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
      * often off its core, and waiting for it costs more than doing it
      * ourselves (4 ranks on 2 cores, create windows: 8 B put + flush 1.04
      * -> 0.60 us, acc 1.71 -> 1.25 without assistance).  Hand-offs in a
-     * PSCW epoch wait for nobody, so they stay. */
+     * PSCW epoch stay: puts and accumulates wait for nobody, and answers
+     * are collected after MPI_Win_complete signals, when the target's
+     * MPI_Win_wait is about to serve them anyway. */
     module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
     if (module->assist_attended && 0 != mca_osc_newrma_component.assist_share_bytes
         && module->assist_max_bytes >= sizeof(assist_share_t)) {
