@@ -679,9 +679,7 @@ static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr
         a.window_offset = direct_offset(module, target, local) + (uint64_t) a.tl.gap;
     } else {
         ret = osc_newrma_cma_target_addr(module, target, target_disp, &a.tl, &a.taddr);
-        a.window_offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor
-            ? a.taddr + (uint64_t) a.tl.gap
-            : a.taddr + (uint64_t) a.tl.gap - osc_newrma_shm_peer(&module->shm, target)->base;
+        a.window_offset = osc_newrma_cma_stripe_offset(module, target, a.taddr) + (uint64_t) a.tl.gap;
     }
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_datatype_iovecs(target_dt, target_count, (void *) (uintptr_t) a.taddr, &a.tl, &single,
@@ -788,12 +786,10 @@ int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uin
 {
     pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
     bool self = target == module->rank;
-    uint64_t offset = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? taddr
-                                                                 : taddr - osc_newrma_shm_peer(&module->shm, target)->base;
     acc_locks_t locks;
     int ret = OMPI_SUCCESS;
 
-    acc_lock(module, &locks, target, offset, size);
+    acc_lock(module, &locks, target, osc_newrma_cma_stripe_offset(module, target, taddr), size);
     if (self) {
         memcpy(result_addr, (void *) (uintptr_t) taddr, size);
     } else {

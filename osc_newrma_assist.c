@@ -48,6 +48,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_assist.h"
 #include "osc_newrma_cma.h"
+#include "osc_newrma_datatype.h"
 #include "opal/runtime/opal_progress.h"
 
 /* the state word: sequence << NEWRMA_ASSIST_BITS | state */
@@ -667,10 +668,7 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
-    if (locked && !osc_newrma_acc_stripes_trylock(module,
-                                                  MPI_WIN_FLAVOR_DYNAMIC == module->flavor
-                                                      ? req.addr
-                                                      : req.addr - osc_newrma_shm_peer(&module->shm, module->rank)->base,
+    if (locked && !osc_newrma_acc_stripes_trylock(module, osc_newrma_cma_stripe_offset(module, module->rank, req.addr),
                                                   bytes, &stripes)) {
         return 0;
     }

@@ -134,6 +134,15 @@ static inline int osc_newrma_cma_target_addr(ompi_osc_newrma_module_t *module, i
     return ret;
 }
 
+/* The accumulate-stripe offset of a target address from
+ * osc_newrma_cma_target_addr: from the window's base, or the address itself
+ * on a dynamic window (whose stripes follow addresses). */
+static inline uint64_t osc_newrma_cma_stripe_offset(const ompi_osc_newrma_module_t *module, int target,
+                                                    uint64_t addr)
+{
+    return MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? addr : addr - osc_newrma_shm_peer(&module->shm, target)->base;
+}
+
 /* A datatype's bytes as a scatter list (contiguous runs, in order).  The
  * address need not be mapped here: the convertor only computes addresses.
  * Contiguous layouts use `single`; otherwise *iov is allocated (free it). */
