@@ -456,8 +456,7 @@ void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 /* qsort/bsearch comparison of ints */
 int osc_newrma_int_compare(const void *a, const void *b);
 
-/* osc_newrma_target.c: the slot array of target elements */
-int osc_newrma_slots_init(ompi_osc_newrma_module_t *module);
+/* osc_newrma_target.c: the slot array of target elements (made by the first) */
 void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module);
 osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank);
 osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank);

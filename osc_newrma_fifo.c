@@ -65,7 +65,7 @@ struct osc_newrma_fifo_t {
     int local_size;
     int *window_of;                      /* node rank -> window rank (mixed windows) */
     osc_newrma_fifo_layout_t layout;
-    opal_shmem_ds_t ds;
+    osc_newrma_mapping_t mapping;
     char *base;
     uint64_t tail;                       /* our dequeue position (private copy) */
     opal_hash_table_t partials;          /* sender's window rank -> partial_t */
@@ -603,7 +603,7 @@ static int segment_init(fifo_t *f)
     if (c->verbose >= 20 && 0 == f->local_rank) {
         osc_newrma_fifo_layout_print(&f->layout, f->local_size, print_verbose, NULL);
     }
-    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->ds, &f->base, NULL, NULL, NULL);
+    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->mapping, &f->base, NULL, NULL, NULL);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -652,7 +652,7 @@ static void fifo_free(fifo_t *f)
         OBJ_DESTRUCT(&f->backlog);
     }
     if (NULL != f->base) {
-        opal_shmem_segment_detach(&f->ds);
+        osc_newrma_shm_unmap(&f->mapping);
     }
     if (f->own_node_comm && NULL != f->node_comm) {
         ompi_comm_free(&f->node_comm);

@@ -183,8 +183,7 @@ static int window_agree(ompi_osc_newrma_module_t *module, uint64_t granularity, 
     module->acc_granularity = granularity;
     module->acc_shift = osc_newrma_acc_shift(granularity);
     set_path(module, choose_path(module->flavor, remote, want_am));
-    int ret = osc_newrma_info_set_granularity(module);
-    return OMPI_SUCCESS == ret ? osc_newrma_slots_init(module) : ret;
+    return osc_newrma_info_set_granularity(module);
 }
 
 /* The node path: one allgather decides the path and sizes the segment (with

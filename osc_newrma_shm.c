@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "opal/align.h"
@@ -216,7 +217,6 @@ void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
 {
     osc_newrma_shm_header_t *header = (osc_newrma_shm_header_t *) (shm->base + shm->layout.header_offset);
 
-    memset(shm->base, 0, shm->layout.data_offset);
     header->magic = NEWRMA_SHM_MAGIC;
     header->total_size = shm->layout.total_size;
     header->nranks = nranks;
@@ -246,6 +246,7 @@ static int shm_attach_private(osc_newrma_shm_t *shm, size_t alignment)
                        (unsigned long) shm->layout.total_size, strerror(ENOMEM));
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    memset(mem, 0, shm->layout.total_size);
     shm->base = mem;
     shm->is_shared = false;
     return OMPI_SUCCESS;
@@ -306,10 +307,34 @@ static int shm_create_and_fill(opal_shmem_ds_t *ds, size_t size, size_t pad, cha
     return OMPI_SUCCESS;
 }
 
+/* What unmapping needs, without the descriptor's 4 KiB path. */
+static void mapping_note(osc_newrma_mapping_t *mapping, const opal_shmem_ds_t *ds)
+{
+    mapping->cpid = ds->seg_cpid;
+    mapping->flags = ds->flags;
+    mapping->id = ds->seg_id;
+    mapping->size = ds->seg_size;
+    mapping->addr = ds->seg_base_addr;
+}
+
+void osc_newrma_shm_unmap(osc_newrma_mapping_t *mapping)
+{
+    opal_shmem_ds_t ds;
+
+    memset(&ds, 0, sizeof(ds));
+    ds.seg_cpid = mapping->cpid;
+    ds.flags = mapping->flags;
+    ds.seg_id = mapping->id;
+    ds.seg_size = mapping->size;
+    ds.seg_base_addr = mapping->addr;
+    opal_shmem_segment_detach(&ds);
+    mapping->addr = NULL;
+}
+
 /* Collective: the creator's status travels with the descriptor, so every rank
  * learns of a failure and all of them return it. */
 int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
-                       opal_shmem_ds_t *ds, char **base, void (*fill)(void *ctx, char *base),
+                       osc_newrma_mapping_t *mapping, char **base, void (*fill)(void *ctx, char *base),
                        void *ctx, int *vote)
 {
     struct { int status; opal_shmem_ds_t ds; } announce;
@@ -320,8 +345,7 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     *base = NULL;
     memset(&announce, 0, sizeof(announce));
     if (0 == ompi_comm_rank(comm)) {
-        announce.status = shm_create_and_fill(ds, size, pad, &mapped, fill, ctx);
-        announce.ds = *ds;
+        announce.status = shm_create_and_fill(&announce.ds, size, pad, &mapped, fill, ctx);
     }
     ret = comm->c_coll->coll_bcast(&announce, sizeof(announce), MPI_BYTE, 0, comm,
                                    comm->c_coll->coll_bcast_module);
@@ -331,9 +355,8 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     if (OMPI_SUCCESS != announce.status) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    *ds = announce.ds;
     if (0 != ompi_comm_rank(comm)) {
-        mapped = opal_shmem_segment_attach(ds);
+        mapped = opal_shmem_segment_attach(&announce.ds);
     }
     /* after this reduction everyone has mapped (or failed): the file can go,
      * so a job killed from here on leaves nothing in the backing directory;
@@ -342,7 +365,7 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     mine[1] = NULL == vote || *vote;
     ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm, comm->c_coll->coll_allreduce_module);
     if (0 == ompi_comm_rank(comm)) {
-        opal_shmem_unlink(ds);
+        opal_shmem_unlink(&announce.ds);
     }
     if (OMPI_SUCCESS == ret && !all[0]) {
         ret = OMPI_ERR_OUT_OF_RESOURCE;
@@ -352,9 +375,12 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     if (NULL != vote) {
         *vote = all[1];
     }
+    if (NULL != mapped) {
+        mapping_note(mapping, &announce.ds);
+    }
     if (OMPI_SUCCESS != ret) {
         if (NULL != mapped) {
-            opal_shmem_segment_detach(ds);
+            osc_newrma_shm_unmap(mapping);
         }
         return ret;
     }
@@ -378,6 +404,43 @@ static void shm_fill_created(void *ctx, char *base)
     c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | ++created;
     osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
     c->shm->base = NULL;
+}
+
+/* Write-fault the pages of [first, end) into this process's page tables. */
+static void shm_populate_for_write(const char *first, const char *end)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t page = (uintptr_t) first & ~(uintptr_t) (opal_getpagesize() - 1);
+
+    (void) madvise((void *) page, (uintptr_t) end - page, MADV_POPULATE_WRITE);
+#else
+    (void) first;
+    (void) end;
+#endif
+}
+
+/* Map the parts of the segment this process uses whatever it communicates
+ * with -- the header, the window-wide lines, the peer table and its own
+ * lines -- before it reads any of them.  On a read fault Linux maps up to 16
+ * neighbouring pages of a shared file that are in the page cache
+ * (fault-around), and the other ranks' blocks, which their owners have
+ * written by then, are those neighbours: a first read of the header charged
+ * every process for the whole control area (P = 32: 10 pages where it needs
+ * 2).  A write fault maps exactly the pages asked for.  Its own lines are
+ * its rank block less the accumulate stripes: only origins accumulating to
+ * it touch those, and mapping them would also put them in the page cache.
+ * Other ranks' blocks are mapped when this process first talks to them.
+ * Only an optimization: a kernel without MADV_POPULATE_WRITE (before 5.14)
+ * refuses it and the pages fault in as before. */
+static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank)
+{
+    const osc_newrma_shm_layout_t *l = &shm->layout;
+    const char *block = osc_newrma_shm_rank_block(shm, rank);
+    const char *stripes = block + l->acc_in_rank;
+
+    shm_populate_for_write(shm->base, shm->base + l->rank_offset);
+    shm_populate_for_write(block, stripes);
+    shm_populate_for_write(stripes + (size_t) l->acc_stripes * l->cacheline, block + l->rank_stride);
 }
 
 /* What a later window checks before it reuses the mapping. */
@@ -453,10 +516,11 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
      * they are there for everyone when the mapping's reduction returns, and
      * window creation needs no closing barrier. */
     shm_fill_ctx_t ctx = { .shm = shm, .module = module, .peers = peers, .pagesize = pagesize };
-    ret = osc_newrma_shm_map(comm, shm->layout.total_size, alignment, &shm->ds, &shm->base,
+    ret = osc_newrma_shm_map(comm, shm->layout.total_size, alignment, &shm->mapping, &shm->base,
                              shm_fill_created, &ctx, &vote);
     shm->is_shared = OMPI_SUCCESS == ret;
     if (shm->is_shared) {
+        shm_map_own_parts(shm, module->rank);
         shm_note_mapping(shm, module->size, alignment);
     }
     return ret;
@@ -468,7 +532,7 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
         return;
     }
     if (shm->is_shared) {
-        opal_shmem_segment_detach(&shm->ds);
+        osc_newrma_shm_unmap(&shm->mapping);
     } else {
         free(shm->base);
     }

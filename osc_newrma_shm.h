@@ -180,12 +180,23 @@ typedef struct {
     size_t data_offset;              /* window memory (allocate/shared flavors) */
 } osc_newrma_shm_layout_t;
 
+/* What unmapping a segment needs: opal/shmem's descriptor without the file's
+ * path (4 KiB, of no use once every process has mapped the file and it is
+ * unlinked), so that a window does not carry it. */
+typedef struct {
+    unsigned char *addr;
+    size_t size;
+    pid_t cpid;
+    int id;
+    opal_shmem_ds_flag_t flags;
+} osc_newrma_mapping_t;
+
 /* A window's mapping of its segment. */
 typedef struct {
     osc_newrma_shm_layout_t layout;
     char *base;                      /* where this process mapped it */
     bool is_shared;                  /* false: one process, private memory */
-    opal_shmem_ds_t ds;
+    osc_newrma_mapping_t mapping;
     /* what a later window needs to know to reuse the mapping */
     uint64_t id;                     /* the header's id */
     uint64_t uses;                   /* windows served so far */
@@ -244,8 +255,10 @@ void osc_newrma_shm_cache_flush(void);
  * the call returns.  `*vote` (if not NULL) is this process's yes (1) or no
  * (0), replaced by everyone's verdict (the minimum). */
 int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
-                       opal_shmem_ds_t *ds, char **base, void (*fill)(void *ctx, char *base),
+                       osc_newrma_mapping_t *mapping, char **base, void (*fill)(void *ctx, char *base),
                        void *ctx, int *vote);
+/* Unmap what osc_newrma_shm_map mapped. */
+void osc_newrma_shm_unmap(osc_newrma_mapping_t *mapping);
 unsigned int osc_newrma_post_ring_slots(int nranks);
 
 static inline osc_newrma_peer_info_t *osc_newrma_shm_peer(const osc_newrma_shm_t *shm, int rank)

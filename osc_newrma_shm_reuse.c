@@ -100,7 +100,7 @@ static void refill(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input
 {
     osc_newrma_shm_t *shm = &module->shm;
 
-    memset(shm->base + shm->layout.data_offset, 0, shm->layout.total_size - shm->layout.data_offset);
+    memset(shm->base, 0, shm->layout.total_size);
     osc_newrma_shm_fill(shm, module->size, module->flavor, peers, module->alloc_shared_noncontig,
                         opal_getpagesize());
     opal_atomic_wmb();

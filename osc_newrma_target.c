@@ -45,18 +45,26 @@ static void target_construct(osc_newrma_target_t *target)
 
 OBJ_CLASS_INSTANCE(osc_newrma_target_t, opal_free_list_item_t, target_construct, NULL);
 
-int osc_newrma_slots_init(ompi_osc_newrma_module_t *module)
+/* The slot array is made by the window's first target element: a window
+ * used only in fence, PSCW and lock_all epochs (and any window until its
+ * first per-target epoch) does without it -- 64 lists are 4 KiB of the
+ * window's heap.  Until then (the module starts zeroed) slots is NULL and
+ * num_slots 0, so loops over the slots do nothing. */
+static int slots_make(ompi_osc_newrma_module_t *module)
 {
     /* a power of two (the component rounds it): the slot of a rank is a
      * mask, not a division, on every lock and every operation's epoch check */
-    module->num_slots = mca_osc_newrma_component.slots;
-    module->slots = malloc(sizeof(opal_list_t) * module->num_slots);
-    if (NULL == module->slots) {
+    unsigned int n = mca_osc_newrma_component.slots;
+    opal_list_t *slots = malloc(sizeof(opal_list_t) * n);
+
+    if (NULL == slots) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    for (unsigned int i = 0 ; i < module->num_slots ; ++i) {
-        OBJ_CONSTRUCT(&module->slots[i], opal_list_t);
+    for (unsigned int i = 0 ; i < n ; ++i) {
+        OBJ_CONSTRUCT(&slots[i], opal_list_t);
     }
+    module->slots = slots;
+    module->num_slots = n;
     return OMPI_SUCCESS;
 }
 
@@ -74,6 +82,7 @@ void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module)
     }
     free(module->slots);
     module->slots = NULL;
+    module->num_slots = 0;
 }
 
 static opal_list_t *slot_of(ompi_osc_newrma_module_t *module, int rank)
@@ -85,6 +94,9 @@ osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, in
 {
     osc_newrma_target_t *target;
 
+    if (OPAL_UNLIKELY(NULL == module->slots)) {
+        return NULL;
+    }
     OPAL_LIST_FOREACH(target, slot_of(module, rank), osc_newrma_target_t) {
         if (target->rank == rank) {
             return target;
@@ -95,9 +107,12 @@ osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, in
 
 osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank)
 {
-    osc_newrma_target_t *target = (osc_newrma_target_t *)
-        osc_newrma_free_list_get(&mca_osc_newrma_component.targets);
+    osc_newrma_target_t *target;
 
+    if (OPAL_UNLIKELY(NULL == module->slots) && OMPI_SUCCESS != slots_make(module)) {
+        return NULL;
+    }
+    target = (osc_newrma_target_t *) osc_newrma_free_list_get(&mca_osc_newrma_component.targets);
     if (NULL == target) {
         return NULL;
     }

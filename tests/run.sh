@@ -108,7 +108,7 @@ for file in "${names[@]}"; do
         if grep -q 'newrma-test:.*links-component' "$src"; then
             # a test of the component's own functions: its headers and library
             internals=(-I"$top" -I"$top/shim" "$prefix/lib/openmpi/mca_osc_newrma.so"
-                       -Wl,-rpath,"$prefix/lib/openmpi")
+                       -Wl,-rpath,"$prefix/lib/openmpi" -lopen-pal)
             for d in $(mpicc --showme:incdirs); do internals+=(-isystem "$d"); done
         fi
         if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" "${internals[@]}" -lpthread \
