@@ -295,16 +295,17 @@ struct ompi_osc_newrma_module_t {
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
     /* single-copy puts/gets not issued yet (osc_newrma_ops.c): contiguous,
-     * at most batch_bytes each, one target and one direction; issued as one
-     * process_vm_writev/readv when the batch is full or changes target or
-     * direction, and by every call that completes operations */
-    struct {
-        size_t max_bytes;                /* 0: no batching */
+     * at most cma_batch_bytes each, one target and one direction; issued as
+     * one process_vm_writev/readv when the batch is full or changes target
+     * or direction, and by every call that completes operations.  Its 2 KiB
+     * of iovecs only in windows on the single-copy path (NULL elsewhere). */
+    size_t cma_batch_bytes;              /* 0: no batching */
+    struct osc_newrma_cma_batch_t {
         int target;
         bool write;
         unsigned int count;
         struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
-    } cma_batch;
+    } *cma_batch;
     /* target-assisted accumulates (osc_newrma_assist.c) */
     size_t assist_max_bytes;             /* payload this process may ask for; 0: it asks nothing */
     size_t assist_serve_bytes;           /* payload of our own mailbox; 0: none (nothing to serve) */

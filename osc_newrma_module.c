@@ -94,6 +94,23 @@ static void set_path(ompi_osc_newrma_module_t *module, osc_newrma_path_t path)
     memcpy(&module->super, path_table(path), sizeof(module->super));
 }
 
+/* The single-copy path's batch of small puts/gets: one per window, not
+ * locked, so none with threads (they would share it); no other path has
+ * one. */
+static int cma_batch_init(ompi_osc_newrma_module_t *module)
+{
+    if (NEWRMA_PATH_CMA != module->path || ompi_mpi_thread_multiple
+        || 0 == mca_osc_newrma_component.cma_batch_bytes) {
+        return OMPI_SUCCESS;
+    }
+    module->cma_batch = calloc(1, sizeof(*module->cma_batch));
+    if (NULL == module->cma_batch) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    module->cma_batch_bytes = mca_osc_newrma_component.cma_batch_bytes;
+    return OMPI_SUCCESS;
+}
+
 /* Release whatever creation got to; safe on a partly built module. */
 static void module_destroy(ompi_osc_newrma_module_t *module)
 {
@@ -105,6 +122,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     osc_newrma_group_cache_release(&module->start_groups);
     osc_newrma_group_cache_release(&module->post_groups);
     free(module->posts_seen);
+    free(module->cma_batch);
     free(module->start_matches);
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
@@ -302,8 +320,10 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (NEWRMA_PATH_DIRECT == module->path) {
         *base = segment_window_base(module, module->rank);
     }
-    /* one batch per window, not locked: threads would share it */
-    module->cma_batch.max_bytes = ompi_mpi_thread_multiple ? 0 : mca_osc_newrma_component.cma_batch_bytes;
+    ret = cma_batch_init(module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
     /* a put or get handed to a target stays pending until the window's next
      * completion: per window, like the batch, so not with threads either */
     module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : osc_newrma_assist_move_max(module);

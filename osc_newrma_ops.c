@@ -91,15 +91,15 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
  * (each cost about as much as the copy itself when alone). */
 static int cma_batch_issue(ompi_osc_newrma_module_t *module)
 {
-    unsigned int count = module->cma_batch.count;
+    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
+    unsigned int count = NULL != batch ? batch->count : 0;
 
     if (0 == count) {
         return OMPI_SUCCESS;
     }
-    module->cma_batch.count = 0;
-    return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, module->cma_batch.target)->pid,
-                                   module->cma_batch.local, count, module->cma_batch.remote, count,
-                                   module->cma_batch.write);
+    batch->count = 0;
+    return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, batch->target)->pid,
+                                   batch->local, count, batch->remote, count, batch->write);
 }
 
 /* Complete every operation not complete yet: the put or get handed to a
@@ -116,21 +116,22 @@ static int cma_complete_pending(ompi_osc_newrma_module_t *module)
 static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool write, void *local, uint64_t remote,
                          size_t bytes)
 {
-    unsigned int n = module->cma_batch.count;
+    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
+    unsigned int n = batch->count;
     int ret;
 
-    if (n > 0 && (NEWRMA_CMA_BATCH == n || target != module->cma_batch.target || write != module->cma_batch.write)) {
+    if (n > 0 && (NEWRMA_CMA_BATCH == n || target != batch->target || write != batch->write)) {
         ret = cma_batch_issue(module);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }
         n = 0;
     }
-    module->cma_batch.target = target;
-    module->cma_batch.write = write;
-    module->cma_batch.local[n] = (struct iovec) { .iov_base = local, .iov_len = bytes };
-    module->cma_batch.remote[n] = (struct iovec) { .iov_base = (void *) (uintptr_t) remote, .iov_len = bytes };
-    module->cma_batch.count = n + 1;
+    batch->target = target;
+    batch->write = write;
+    batch->local[n] = (struct iovec) { .iov_base = local, .iov_len = bytes };
+    batch->remote[n] = (struct iovec) { .iov_base = (void *) (uintptr_t) remote, .iov_len = bytes };
+    batch->count = n + 1;
     return OMPI_SUCCESS;
 }
 
@@ -158,7 +159,7 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
             && OMPI_SUCCESS == osc_newrma_assist_move(module, target, write, local, remote, ol->bytes)) {
             return OMPI_SUCCESS;
         }
-        if (ol->bytes <= module->cma_batch.max_bytes) {
+        if (ol->bytes <= module->cma_batch_bytes) {
             return cma_batch_add(module, target, write, local, remote, ol->bytes);
         }
         /* a large one: copied by the target too if it is inside MPI */

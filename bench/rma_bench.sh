@@ -141,8 +141,11 @@ for ((r = 0; r < win_rounds; r++)); do
         for comp in $(rotated "$r"); do
             f=$out/runs/win.$comp.P$n.r$r
             # shellcheck disable=SC2046
+            # --warmup: one window of each flavor made (and kept) before those
+            # measured, so that one-time costs -- code pages, pools, Open MPI's
+            # own btl buffers -- are not charged to windows (every component alike)
             timeout 600 mpirun --oversubscribe -np "$n" $(bench_osc_args "$comp") "$bench_top/bench/bin/win_memory" \
-                --dynamic --time "$win_reps" > "$f.txt" 2> "$f.err" || note "$comp, window creation at P=$n: exit $? (see $f.err)"
+                --dynamic --warmup --time "$win_reps" > "$f.txt" 2> "$f.err" || note "$comp, window creation at P=$n: exit $? (see $f.err)"
             awk -v comp="$comp" -v r="$r" -v raw="$raw" -v notes="$notes" '
                 / ranks=/ { split($2, p, "="); key = $1 ":P=" p[2] }
                 / declined/ && r == 0 { print comp " refused the " $1 " window (creation time and memory: -)" >> notes }

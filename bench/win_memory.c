@@ -8,10 +8,12 @@
  *
  *   win_memory [options]
  *     --windows N   windows per flavor, all alive at once (default 8, max 64)
- *     --warmup      create, use and free one window of each flavor first, so
+ *     --warmup      create and use one window of each flavor first, so
  *                   that one-time costs (a transport brought up by the first
- *                   window, endpoints, memory pools) are not charged to the
- *                   windows measured
+ *                   window, endpoints, memory pools, code pages) are not
+ *                   charged to the windows measured; it stays alive until
+ *                   the end, so that a component that reuses a freed
+ *                   window's resources gets nothing for free
  *     --puts        in the lock_all epoch that touches each window, put 8
  *                   bytes to every rank (so that a component that keeps
  *                   state for the peers it talked to shows it); without it
