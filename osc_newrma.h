@@ -325,7 +325,7 @@ struct ompi_osc_newrma_module_t {
     int lock_all_assert;
     unsigned int lock_count;             /* targets locked in PER_TARGET */
     unsigned int num_slots;
-    opal_list_t *slots;                  /* target elements, rank % num_slots */
+    opal_list_t *slots;                  /* target elements, rank % num_slots; NULL before the first */
 
     /* fence: episodes of the node barrier this process has arrived at; with
      * arrival words, the first rank not yet seen at this episode */
@@ -457,7 +457,7 @@ void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 /* qsort/bsearch comparison of ints */
 int osc_newrma_int_compare(const void *a, const void *b);
 
-/* osc_newrma_target.c: the slot array of target elements (made by the first) */
+/* osc_newrma_target.c: the slot array of target elements (made with the first one) */
 void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module);
 osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank);
 osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank);
