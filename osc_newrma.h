@@ -110,6 +110,7 @@ struct ompi_osc_newrma_component_t {
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
     unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
     bool progress_thread;        /* serve AM packets from a thread of our own */
+    size_t ucx_eager_limit;      /* payloads sent eagerly where UCX's rendezvous runs over TCP */
     unsigned int peer_cache;     /* remote window sizes cached per window */
 
     /* runtime state */
@@ -128,6 +129,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
     uint64_t assist_left;        /* requests MPI_Win_complete left to their targets (MPI_T pvar) */
+    uint64_t ucx_rendezvous_received;  /* UCX messages that came by rendezvous (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;

@@ -99,8 +99,9 @@ static void register_packet_counters(mca_base_component_t *version)
 /* MPI_T performance variables of target assistance (osc_newrma_assist.c):
  * requests targets applied for this process, requests it withdrew (no
  * answer in time) and applied itself, requests its PSCW epochs left to
- * their targets' MPI_Win_wait, bytes targets copied for it. */
-static void register_assist_counters(mca_base_component_t *version)
+ * their targets' MPI_Win_wait, bytes targets copied for it; and of the UCX
+ * transport: messages that came by rendezvous (osc_newrma_ucx.c). */
+static void register_path_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
         { "assisted_ops", "Accumulate-family operations of this process that their targets applied "
@@ -113,6 +114,9 @@ static void register_assist_counters(mca_base_component_t *version)
         { "shared_copy_bytes", "Bytes of this process's large puts and gets that their targets copied while "
           "inside MPI (single-copy windows; the rest the origin copied)",
           offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
+        { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
+          "others came eagerly; see osc_newrma_ucx_eager_limit)",
+          offsetof(ompi_osc_newrma_component_t, ucx_rendezvous_received) },
     };
 
     for (size_t k = 0 ; k < sizeof(counters) / sizeof(counters[0]) ; ++k) {
@@ -282,6 +286,12 @@ static int component_register(void)
         "the target is in any MPI call)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->progress_thread);
 
+    register_size("ucx_eager_limit",
+        "Payloads up to this many bytes go to a peer in one eager UCX active message when UCX's "
+        "rendezvous to that peer runs over TCP (UCX 1.13 moves rendezvous data through the same "
+        "socket after a handshake: slower up to a few hundred KiB); peers with a zero-copy "
+        "rendezvous transport (shared memory, RDMA) keep UCX's own threshold. 0: UCX decides always",
+        OPAL_INFO_LVL_5, 256 * 1024, &c->ucx_eager_limit);
     register_uint("peer_cache",
         "Remote window sizes and displacement units a window caches (direct-mapped by rank) for its "
         "origin-side range checks on the active-message path; the info keys same_size and "
@@ -289,7 +299,7 @@ static int component_register(void)
         OPAL_INFO_LVL_5, 64, &c->peer_cache);
 
     register_packet_counters(version);
-    register_assist_counters(version);
+    register_path_counters(version);
     return OMPI_SUCCESS;
 }
 

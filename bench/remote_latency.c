@@ -46,7 +46,9 @@
 #define TARGET_MS 25.0
 #define MAX_ITERS 100000
 #define WIN_BYTES (1 << 20)
+#ifndef BW_BYTES
 #define BW_BYTES 65536
+#endif
 
 #define TAG_PING 1
 #define TAG_PONG 2
