@@ -12,7 +12,7 @@
  *   lock_acc_unlock  lock + MPI_Accumulate(MPI_INT64_T, MPI_SUM) + unlock
  *   fop_flush        MPI_Fetch_and_op + MPI_Win_flush, in a lock_all epoch
  *   put_flush        MPI_Put + MPI_Win_flush, in a lock_all epoch
- *   put_bw           64 KiB MPI_Puts, one MPI_Win_flush at the end, in a
+ *   put_bw           64 KiB MPI_Puts (-DBW_BYTES=N: N bytes), one MPI_Win_flush at the end, in a
  *                    lock_all epoch (MB/s, 1 MB = 1e6 B)
  * The lock_all epoch of the last three is opened and closed outside the
  * timed part of each batch.
@@ -476,6 +476,9 @@ int main(int argc, char **argv)
     }
 
     /* packets per iteration, after the timed part (newrma only) */
+    /* only rank 0 knows which rows failed; both must skip the same ones */
+    for (int k = 0; k < ntests; ++k)
+        MPI_Bcast(&tests[k].failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
     pvars_init();
     for (int k = 0; pv_ok && k < ntests; ++k)
         if (PINGPONG != tests[k].row && UCP_PINGPONG != tests[k].row && !tests[k].failed)
