@@ -181,8 +181,12 @@ static int am_progress(void)
  * served without a whole opal_progress turn, which also polls every other
  * transport (with btl tcp: libevent's poll(), a system call per turn).
  * opal_progress still runs every few turns, busy or not, so the rest of MPI
- * keeps moving while newrma waits. */
-#define NEWRMA_OWN_POLLS_PER_PROGRESS 4
+ * keeps moving while newrma waits: every 16th turn (off-node lock + op +
+ * unlock over TCP 0.02-0.05 round trips faster than every 4th, A/B in
+ * docs/performance.md), every 4th when ranks outnumber cores, where
+ * opal_progress is also what gives the core away. */
+#define NEWRMA_OWN_POLLS_PER_PROGRESS 16
+#define NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED 4
 
 void osc_newrma_am_progress_once(void)
 {
@@ -200,7 +204,8 @@ void osc_newrma_am_progress_once(void)
      * make room in its queue, or the sender we wait for, may need it) */
     idle = any ? 0 : idle + 1;
     give_core = idle >= 4 && osc_newrma_fifo_active();
-    opal_turn = 0 == ++turns % NEWRMA_OWN_POLLS_PER_PROGRESS;
+    opal_turn = 0 == ++turns % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
+                                                              : NEWRMA_OWN_POLLS_PER_PROGRESS);
     if (!opal_turn && !give_core) {
         return;
     }
