@@ -289,9 +289,9 @@ static int component_register(void)
     register_size("ucx_eager_limit",
         "Payloads up to this many bytes go to a peer in one eager UCX active message when UCX's "
         "rendezvous to that peer runs over TCP (UCX 1.13 moves rendezvous data through the same "
-        "socket after a handshake: slower up to a few hundred KiB); peers with a zero-copy "
+        "socket after a handshake: slower up to 128 KiB on loopback, faster from 256 KiB); peers with a zero-copy "
         "rendezvous transport (shared memory, RDMA) keep UCX's own threshold. 0: UCX decides always",
-        OPAL_INFO_LVL_5, 256 * 1024, &c->ucx_eager_limit);
+        OPAL_INFO_LVL_5, 128 * 1024, &c->ucx_eager_limit);
     register_uint("peer_cache",
         "Remote window sizes and displacement units a window caches (direct-mapped by rank) for its "
         "origin-side range checks on the active-message path; the info keys same_size and "

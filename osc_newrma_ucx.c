@@ -154,7 +154,8 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
  * names each lane's transport and role ("0:tcp/lo.0 md[0] -> ... rma_bw#0
  * am ...").  A rendezvous there costs a handshake and then sends the data
  * through the same socket (its put/get emulation), which measured 1.2-2x
- * slower than one eager message at 32-64 KiB on loopback; a zero-copy
+ * slower than one eager message at 32-128 KiB on loopback (faster from
+ * 256 KiB: the limit's default is 128 KiB); a zero-copy
  * transport (cma, RDMA) is the other way round.  If the format ever
  * changes, nothing matches and UCX keeps deciding. */
 static bool rendezvous_over_tcp(ucp_ep_h ep)
