@@ -475,10 +475,11 @@ int main(int argc, char **argv)
         }
     }
 
-    /* packets per iteration, after the timed part (newrma only) */
     /* only rank 0 knows which rows failed; both must skip the same ones */
     for (int k = 0; k < ntests; ++k)
         MPI_Bcast(&tests[k].failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+    /* packets per iteration, after the timed part (newrma only) */
     pvars_init();
     for (int k = 0; pv_ok && k < ntests; ++k)
         if (PINGPONG != tests[k].row && UCP_PINGPONG != tests[k].row && !tests[k].failed)
