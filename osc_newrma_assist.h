@@ -100,13 +100,20 @@ bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module);
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
  * from opal_progress, which the backoff reaches after its busy phase. */
-static inline void osc_newrma_assist_backoff(ompi_osc_newrma_module_t *module, unsigned int *spins)
+static inline void osc_newrma_assist_backoff_at(ompi_osc_newrma_module_t *module, unsigned int *spins,
+                                                osc_newrma_spin_site_t *site)
 {
     if (osc_newrma_assist_served(module)) {
         (void) osc_newrma_progress_serve(module);
     }
-    osc_newrma_backoff(spins);
+    osc_newrma_backoff_at(spins, site);
 }
+
+#define osc_newrma_assist_backoff(module, spins)                                                   \
+    ({                                                                                             \
+        static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
+        osc_newrma_assist_backoff_at((module), (spins), &osc_newrma_spin_site_);                    \
+    })
 
 /* the clock of presence stamps: CLOCK_MONOTONIC, ns */
 uint64_t osc_newrma_assist_now(void);

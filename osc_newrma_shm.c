@@ -540,16 +540,95 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
 }
 
 /* Spins before the first yield.  With a core per process the awaited write
- * is usually a line transfer away, and a yield costs microseconds.  On an
- * oversubscribed node (Open MPI sets yield_when_idle) the awaited process
- * may well be off the CPU, and every spin keeps it off: there a few spins
- * only, enough for a writer that is running. */
+ * is usually a line transfer away, and a yield costs microseconds. */
 #define NEWRMA_BUSY_SPINS 16
-#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED 2
 
-void osc_newrma_backoff(unsigned int *spins)
+/* On an oversubscribed node (Open MPI sets yield_when_idle) whether to spin
+ * depends on who else wants the cores.  When the awaited process is running
+ * (the others on the node sit in MPI, yielding), a yield costs two context
+ * switches (~1 us) where spinning sees the write in a fraction of that: a
+ * PSCW epoch between two of 4 ranks on 2 cores took 1.5 us with 2 spins and
+ * 0.3 with 64.  When every rank waits for every other (a fence), the
+ * awaited process is often off the CPU and each spin keeps it off: the
+ * fence took 1.3 us with 2 spins and 2.2 with 64.  So the budget adapts,
+ * as an adaptive mutex's does: a wait that outlasts it halves it, a wait
+ * that ends inside it grows it by a quarter (so it grows where 3 waits in 4
+ * end inside it).  A small budget rarely succeeds and so could not learn
+ * that a large one would: every probe_interval-th wait is a probe, allowed
+ * the maximum.  A probe that ends inside it proposes twice its spins as
+ * the budget, on trial: the next wait confirms it, or, outlasting it,
+ * restores the old budget.  A failed probe or trial makes probes rarer (to
+ * one wait in 64), so that a fence pays for few of them.  Each place that
+ * waits learns on its own (osc_newrma_backoff), per thread: the waits at
+ * one place wait for one kind of event. */
+#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX 64
+#define NEWRMA_SPIN_PROBE_INTERVAL_MAX 64
+
+static unsigned int clamp_budget(unsigned int budget)
 {
-    if (++*spins < (opal_progress_yield_when_idle ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED : NEWRMA_BUSY_SPINS)) {
+    return budget < NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN   ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN
+           : budget > NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX
+                                                          : budget;
+}
+
+static void spin_probes_rarer(osc_newrma_spin_site_t *l)
+{
+    l->probe_interval *= l->probe_interval < NEWRMA_SPIN_PROBE_INTERVAL_MAX ? 2 : 1;
+}
+
+/* the previous wait ended inside its spins */
+static void spin_learning_paid(osc_newrma_spin_site_t *l)
+{
+    if (l->probing) {
+        l->untried_budget = l->budget;
+        l->budget = clamp_budget(2 * l->spins > l->budget ? 2 * l->spins : l->budget);
+        l->on_trial = true;
+    } else if (l->on_trial) {
+        l->on_trial = false;
+        l->probe_interval = NEWRMA_SPIN_PROBE_INTERVAL_MIN;
+    } else {
+        l->budget = clamp_budget(l->budget + l->budget / 4 + 1);
+    }
+}
+
+/* the current wait has outlasted its spins */
+static void spin_learning_outlasted(osc_newrma_spin_site_t *l)
+{
+    l->outlasted = true;
+    if (l->probing || l->on_trial) {
+        l->budget = l->on_trial ? l->untried_budget : l->budget;
+        l->on_trial = false;
+        spin_probes_rarer(l);
+    } else {
+        l->budget = clamp_budget(l->budget / 2);
+    }
+}
+
+/* the spins this wait may take before it yields; spins: its count so far */
+static unsigned int oversubscribed_spins_allowed(unsigned int spins, osc_newrma_spin_site_t *l)
+{
+    unsigned int limit;
+
+    if (1 == spins) { /* a new wait */
+        if (!l->outlasted) {
+            spin_learning_paid(l);
+        }
+        l->outlasted = false;
+        l->probing = 0 == --l->waits_to_probe && !l->on_trial;
+        l->waits_to_probe = 0 == l->waits_to_probe ? l->probe_interval : l->waits_to_probe;
+    }
+    l->spins = spins;
+    limit = l->probing ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX : l->budget;
+    if (spins == limit && !l->outlasted) {
+        spin_learning_outlasted(l);
+    }
+    return limit;
+}
+
+void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
+{
+    ++*spins;
+    if (*spins < (opal_progress_yield_when_idle ? oversubscribed_spins_allowed(*spins, site) : NEWRMA_BUSY_SPINS)) {
         osc_newrma_cpu_relax();
         return;
     }

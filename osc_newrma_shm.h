@@ -354,9 +354,39 @@ static inline void osc_newrma_mb_after_rmw(void)
 #endif
 }
 
+/* What a place in the code that waits has learnt about spinning there on
+ * an oversubscribed node (osc_newrma_shm.c, osc_newrma_backoff_at). */
+typedef struct {
+    unsigned int budget;         /* spins a wait may take before it yields */
+    unsigned int untried_budget; /* the budget before a probe proposed this one */
+    unsigned int probe_interval; /* waits from one probe to the next */
+    unsigned int waits_to_probe;
+    unsigned int spins;          /* the current wait's spins so far */
+    bool probing;                /* the current wait is a probe */
+    bool on_trial;               /* the budget is a probe's proposal, unconfirmed */
+    bool outlasted;              /* the current wait has outlasted its budget */
+} osc_newrma_spin_site_t;
+
+#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN 2
+#define NEWRMA_SPIN_PROBE_INTERVAL_MIN 8
+#define OSC_NEWRMA_SPIN_SITE_INITIALIZER                                                           \
+    {                                                                                              \
+        .budget = NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN, .probe_interval = NEWRMA_SPIN_PROBE_INTERVAL_MIN, \
+        .waits_to_probe = NEWRMA_SPIN_PROBE_INTERVAL_MIN                                           \
+    }
+
 /* Polite spinning: a short busy phase, then progress + yield, so that
- * oversubscribed runs (more ranks than cores) stay fast. */
-void osc_newrma_backoff(unsigned int *spins);
+ * oversubscribed runs (more ranks than cores) stay fast.  spins: the
+ * caller's count for this wait, 0 at its start. */
+void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
+
+/* one step of a wait; each place that calls it learns on its own (per
+ * thread), as waits at one place wait for one kind of event */
+#define osc_newrma_backoff(spins)                                                                  \
+    ({                                                                                             \
+        static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
+        osc_newrma_backoff_at((spins), &osc_newrma_spin_site_);                                     \
+    })
 
 END_C_DECLS
 
