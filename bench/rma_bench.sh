@@ -11,7 +11,10 @@
 # Environment (optional): OSC="newrma sm rdma ucx pt2pt" (components, newrma
 # first), FLAVORS="allocate create dynamic", NPS="2 4", ROUNDS=N,
 # WIN_NP="2 4 8 16 32", PLOT_MODES="flush lock" (sync modes plotted),
-# RUN_TIMEOUT=seconds (per mpirun; 180 quick, 900 full).
+# RUN_TIMEOUT=seconds (per mpirun; 180 quick, 900 full), MPIRUN_ARGS (added
+# to every mpirun, e.g. "--map-by core --bind-to core:overload-allowed" to fix
+# where 4 ranks on 2 cores run: unbound, the scheduler's placement decides
+# rows that wait for another process).
 #
 # What it measures (bench/rma_bench.c, bench/floors.c, bench/win_memory.c):
 #   floors  the machine's: cache-line ping-pong round trip between two
@@ -83,8 +86,8 @@ run_rma() { # comp flavor np round
     while :; do
         f=$out/runs/$comp.$fl.np$np.r$r.$resumes
         rc=0
-        # shellcheck disable=SC2046  # the argument list is meant to split
-        timeout "$run_timeout" mpirun --oversubscribe -np "$np" $(bench_osc_args "$comp") \
+        # shellcheck disable=SC2046,SC2086  # the argument lists are meant to split
+        timeout "$run_timeout" mpirun --oversubscribe -np "$np" ${MPIRUN_ARGS:-} $(bench_osc_args "$comp") \
             "$bench_top/bench/bin/rma_bench" "$fl" "$mode" "$first" "${crashed[$key]:-}" > "$f.txt" 2> "$f.err" || rc=$?
         if grep -q '^window_failed' "$f.txt"; then
             note "$comp refused the $fl window at $np ranks: $(sed -n 's/^window_failed //p' "$f.txt")"
