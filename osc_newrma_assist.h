@@ -110,10 +110,7 @@ static inline void osc_newrma_assist_backoff_at(ompi_osc_newrma_module_t *module
 }
 
 #define osc_newrma_assist_backoff(module, spins)                                                   \
-    ({                                                                                             \
-        static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
-        osc_newrma_assist_backoff_at((module), (spins), &osc_newrma_spin_site_);                    \
-    })
+    osc_newrma_assist_backoff_at((module), (spins), OSC_NEWRMA_SPIN_SITE())
 
 /* the clock of presence stamps: CLOCK_MONOTONIC, ns */
 uint64_t osc_newrma_assist_now(void);

@@ -559,8 +559,7 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
  * the budget, on trial: the next wait confirms it, or, outlasting it,
  * restores the old budget.  A failed probe or trial makes probes rarer (to
  * one wait in 64), so that a fence pays for few of them.  Each place that
- * waits learns on its own (osc_newrma_backoff), per thread: the waits at
- * one place wait for one kind of event. */
+ * waits learns on its own (OSC_NEWRMA_SPIN_SITE), per thread. */
 #define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX 64
 #define NEWRMA_SPIN_PROBE_INTERVAL_MAX 64
 
@@ -569,11 +568,6 @@ static unsigned int clamp_budget(unsigned int budget)
     return budget < NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN   ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN
            : budget > NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX
                                                           : budget;
-}
-
-static void spin_probes_rarer(osc_newrma_spin_site_t *l)
-{
-    l->probe_interval *= l->probe_interval < NEWRMA_SPIN_PROBE_INTERVAL_MAX ? 2 : 1;
 }
 
 /* the previous wait ended inside its spins */
@@ -595,10 +589,12 @@ static void spin_learning_paid(osc_newrma_spin_site_t *l)
 static void spin_learning_outlasted(osc_newrma_spin_site_t *l)
 {
     l->outlasted = true;
-    if (l->probing || l->on_trial) {
-        l->budget = l->on_trial ? l->untried_budget : l->budget;
-        l->on_trial = false;
-        spin_probes_rarer(l);
+    if (l->probing || l->on_trial) { /* the larger budget did not pay: probe less often */
+        if (l->on_trial) {
+            l->budget = l->untried_budget;
+            l->on_trial = false;
+        }
+        l->probe_interval *= l->probe_interval < NEWRMA_SPIN_PROBE_INTERVAL_MAX ? 2 : 1;
     } else {
         l->budget = clamp_budget(l->budget / 2);
     }
@@ -614,8 +610,11 @@ static unsigned int oversubscribed_spins_allowed(unsigned int spins, osc_newrma_
             spin_learning_paid(l);
         }
         l->outlasted = false;
-        l->probing = 0 == --l->waits_to_probe && !l->on_trial;
-        l->waits_to_probe = 0 == l->waits_to_probe ? l->probe_interval : l->waits_to_probe;
+        l->probing = false;
+        if (0 == --l->waits_to_probe) { /* no probe while a proposal is on trial */
+            l->waits_to_probe = l->probe_interval;
+            l->probing = !l->on_trial;
+        }
     }
     l->spins = spins;
     limit = l->probing ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX : l->budget;

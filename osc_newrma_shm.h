@@ -380,13 +380,17 @@ typedef struct {
  * caller's count for this wait, 0 at its start. */
 void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
 
-/* one step of a wait; each place that calls it learns on its own (per
- * thread), as waits at one place wait for one kind of event */
-#define osc_newrma_backoff(spins)                                                                  \
+/* the spin site of the place in the code where this expands: each place
+ * that waits learns on its own (per thread), as waits at one place wait for
+ * one kind of event */
+#define OSC_NEWRMA_SPIN_SITE()                                                                     \
     ({                                                                                             \
         static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
-        osc_newrma_backoff_at((spins), &osc_newrma_spin_site_);                                     \
+        &osc_newrma_spin_site_;                                                                    \
     })
+
+/* one step of a wait */
+#define osc_newrma_backoff(spins) osc_newrma_backoff_at((spins), OSC_NEWRMA_SPIN_SITE())
 
 END_C_DECLS
 
