@@ -7,6 +7,11 @@
  *   atomic      one atomic fetch-add on a line the other process just
  *               changed, transfer included: half the round trip of a
  *               ping-pong whose every hand-over is a fetch-add        [us]
+ *   pingpong_1cpu  the ping-pong with both processes on CPU 0, each
+ *               yielding the CPU while it waits (no spinning: the other
+ *               side cannot run until it does): two context switches, the
+ *               floor of a round trip between two processes that share a
+ *               core, as ranks do when they outnumber the cores       [us]
  *   pvm_writev  one process_vm_writev of 8 B into the other process
  *               (the floor of an operation on a create/dynamic window that
  *               is reached by a single-copy system call)               [us]
@@ -50,44 +55,52 @@ static void pin(int cpu)
     sched_setaffinity(0, sizeof(set), &set);
 }
 
-static void spin_until(uint64_t want)
+/* how a round trip hands the line over */
+enum handover { STORE, ATOMIC, YIELD };
+
+static void wait_for(uint64_t want, enum handover how)
 {
-    while (sh->flag != want) __builtin_ia32_pause();
+    while (sh->flag != want) {
+        if (YIELD == how) sched_yield();
+        else __builtin_ia32_pause();
+    }
 }
 
 /* the child's side of n round trips starting at counter `from` */
-static void pong(uint64_t from, long n, int atomic)
+static void pong(uint64_t from, long n, enum handover how)
 {
+    int atomic = ATOMIC == how;
     for (long i = 0; i < n; ++i) {
-        spin_until(from + 2 * (uint64_t) i + 1);
+        wait_for(from + 2 * (uint64_t) i + 1, how);
         if (atomic) __atomic_fetch_add(&sh->flag, 1, __ATOMIC_ACQ_REL);
         else __atomic_store_n(&sh->flag, from + 2 * (uint64_t) i + 2, __ATOMIC_RELEASE);
     }
 }
 
 /* the parent's side: seconds for n round trips */
-static double ping(uint64_t from, long n, int atomic)
+static double ping(uint64_t from, long n, enum handover how)
 {
+    int atomic = ATOMIC == how;
     double t0 = bench_now();
     for (long i = 0; i < n; ++i) {
         if (atomic) __atomic_fetch_add(&sh->flag, 1, __ATOMIC_ACQ_REL);
         else __atomic_store_n(&sh->flag, from + 2 * (uint64_t) i + 1, __ATOMIC_RELEASE);
-        spin_until(from + 2 * (uint64_t) i + 2);
+        wait_for(from + 2 * (uint64_t) i + 2, how);
     }
     return bench_now() - t0;
 }
 
 /* Median round trip in microseconds.  The parent tells the child the
  * batch size through a pipe (outside the timing), so both sides agree. */
-static double pingpong(int to_child, int atomic)
+static double pingpong(int to_child, enum handover how)
 {
-    long n = 20000;
+    long n = YIELD == how ? 1000 : 20000;
     double t[MAX_BATCHES];
     for (int b = -1; b < batches; ++b) { /* b = -1: warm-up and calibration */
         uint64_t from = sh->flag;
-        long msg[3] = { n, atomic, (long) from };
+        long msg[3] = { n, how, (long) from };
         if (write(to_child, msg, sizeof(msg)) != sizeof(msg)) return -1;
-        double s = ping(from, n, atomic);
+        double s = ping(from, n, how);
         if (b < 0) {
             long want = (long) (batch_s / (s / (double) n));
             n = want < 100 ? 100 : want;
@@ -101,9 +114,12 @@ static double pingpong(int to_child, int atomic)
 /* the child: runs the round trips it is told about until the pipe closes */
 static void child(int from_parent)
 {
-    long msg[3]; /* iterations, atomic or not, starting counter */
+    long msg[3]; /* iterations, hand-over, starting counter */
     pin(1);
-    while (read(from_parent, msg, sizeof(msg)) == sizeof(msg)) pong((uint64_t) msg[2], msg[0], (int) msg[1]);
+    while (read(from_parent, msg, sizeof(msg)) == sizeof(msg)) {
+        pin(YIELD == msg[1] ? 0 : 1); /* the parent's CPU for the yielding hand-over */
+        pong((uint64_t) msg[2], msg[0], (enum handover) msg[1]);
+    }
     _exit(0);
 }
 
@@ -166,8 +182,10 @@ int main(int argc, char **argv)
     }
     close(fds[0]);
     pin(0);
-    printf("row 0 floor - pingpong 0 %.4f\n", pingpong(fds[1], 0));
-    printf("row 0 floor - atomic 0 %.4f\n", pingpong(fds[1], 1) / 2);
+    printf("row 0 floor - pingpong 0 %.4f\n", pingpong(fds[1], STORE));
+    printf("row 0 floor - atomic 0 %.4f\n", pingpong(fds[1], ATOMIC) / 2);
+    if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) /* else every ping-pong above shared the CPU already */
+        printf("row 0 floor - pingpong_1cpu 0 %.4f\n", pingpong(fds[1], YIELD));
     double w = pvm(pid, 1), r = pvm(pid, 0);
     if (w < 0) printf("row 0 floor - pvm_writev 8 -\nnote 0 process_vm_writev refused\n");
     else printf("row 0 floor - pvm_writev 8 %.4f\nrow 0 floor - pvm_readv 8 %.4f\n", w, r);

@@ -30,14 +30,19 @@
  *   start IDX SECTION MODE OP BYTES
  *   row IDX SECTION MODE OP BYTES VALUE       (VALUE "-": an error)
  *   note IDX text                             (why a row is "-")
+ *   cpus IDX SHARED                           (after a row: the fraction of
+ *                                              its batches that ended with
+ *                                              ranks 0 and 1 on one CPU)
  *   window_failed text                        (the component refused the window)
  *   done
  * Ranks other than the ones a row names wait in the MPI_Allreduce that
  * ends each batch: that is where a component needing target-side progress
  * gets it, the same for every component.
  */
+#define _GNU_SOURCE /* sched_getcpu */
 #include "bench_common.h"
 
+#include <sched.h>
 #include <stdint.h>
 
 #define MAX_BATCHES 15
@@ -206,10 +211,13 @@ static int others_loop_too(const struct row *r)
 
 /* Time n iterations, collectively.  Returns rank 0's seconds on every rank,
  * or -1 on every rank if any rank got an error (*err: the first one seen
- * on this rank). */
-static double batch(const struct row *r, long n, int *err)
+ * on this rank).  *shared_cpu: whether ranks 0 and 1 ended the batch on one
+ * CPU -- with more ranks than cores, a row whose two ranks hand over to
+ * each other costs context switches then, a line transfer otherwise, and
+ * the scheduler decides which (bench/floors.c measures both floors). */
+static double batch(const struct row *r, long n, int *err, int *shared_cpu)
 {
-    int rc = MPI_SUCCESS, bad;
+    int rc = MPI_SUCCESS, ends[3];
     double t = 0;
 
     if (0 == rank && in_lock_all(r)) rc = MPI_Win_lock_all(0, w.win);
@@ -226,10 +234,14 @@ static double batch(const struct row *r, long n, int *err)
     if (in_fence(r)) rc = first_err(rc, MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win));
     if (0 == rank && in_lock_all(r)) rc = first_err(rc, MPI_Win_unlock_all(w.win));
     if (MPI_SUCCESS != rc && MPI_SUCCESS == *err) *err = rc;
-    bad = MPI_SUCCESS != rc;
-    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    /* one reduction: any error, rank 0's CPU, rank 1's CPU */
+    ends[0] = MPI_SUCCESS != rc;
+    ends[1] = 0 == rank ? sched_getcpu() : -1;
+    ends[2] = 1 == rank ? sched_getcpu() : -1;
+    MPI_Allreduce(MPI_IN_PLACE, ends, 3, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    return bad ? -1 : t;
+    *shared_cpu = ends[1] >= 0 && ends[1] == ends[2];
+    return ends[0] ? -1 : t;
 }
 
 /* iterations for one batch to last about cfg.batch_s (the doubling also
@@ -238,8 +250,9 @@ static long calibrate(const struct row *r, int *err)
 {
     long n = 1;
     double t;
+    int shared;
     for (;;) {
-        if ((t = batch(r, n, err)) < 0) return -1;
+        if ((t = batch(r, n, err, &shared)) < 0) return -1;
         if (t >= cfg.batch_s / 8 || n >= MAX_ITERS) break;
         n *= 2;
     }
@@ -267,11 +280,13 @@ static void print_value(int idx, const struct row *r, const char *sec, double v)
 static void measure(int idx, const struct row *r)
 {
     double t[MAX_BATCHES];
-    int err = MPI_SUCCESS;
+    int err = MPI_SUCCESS, shared, shared_batches = 0;
     long n = calibrate(r, &err);
 
-    for (int b = 0; n > 0 && b < cfg.batches; ++b)
-        if ((t[b] = batch(r, n, &err)) < 0) n = -1;
+    for (int b = 0; n > 0 && b < cfg.batches; ++b) {
+        if ((t[b] = batch(r, n, &err, &shared)) < 0) n = -1;
+        shared_batches += shared;
+    }
     /* the error text of whichever rank failed: rank 0 reports */
     int code = err, worst;
     MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -289,6 +304,7 @@ static void measure(int idx, const struct row *r)
     } else {
         print_value(idx, r, section_name[r->sec], s * 1e6);
     }
+    printf("cpus %d %.2f\n", idx, (double) shared_batches / cfg.batches);
 }
 
 /* is row idx in the comma-separated list? */

@@ -18,8 +18,9 @@
 #
 # What it measures (bench/rma_bench.c, bench/floors.c, bench/win_memory.c):
 #   floors  the machine's: cache-line ping-pong round trip between two
-#           processes, one atomic on a line the other wrote, 8-byte
-#           process_vm_writev/readv, memcpy bandwidth
+#           processes (on two CPUs; and on one, yielding), one atomic on a
+#           line the other wrote, 8-byte process_vm_writev/readv, memcpy
+#           bandwidth
 #   sync    cost of fence, PSCW round, lock/unlock, lock_all/unlock_all,
 #           flush (and MPI_Barrier for reference), per flavor, at 2 and 4 ranks
 #   lat     put/get/acc/gacc (8 B..4 MiB), fop/cas (8 B), each with its
@@ -27,6 +28,9 @@
 #           pscw, fence
 #   bw/rate many puts (gets) then one flush: MB/s and Mop/s, 1 KiB..4 MiB
 #   window  creation + free time, and memory per window, at P = 2..32
+# With more ranks than cores, the PSCW rows are shown a second time split
+# by placement: the runs whose ranks 0 and 1 shared a CPU, and the others,
+# each against its own floor.
 # Every run of a component is one mpirun (with a timeout); rounds
 # interleave the components (round r: every component once, in an order
 # rotated by r) and a cell is the median over the rounds of the runs'
@@ -65,14 +69,19 @@ started=$(date +%s)
 
 note() { echo "$*" >> "$notes"; }
 
-# rma_bench output -> raw lines "TABLE ROWKEY COMP VALUE", notes
+# rma_bench output -> raw lines "TABLE ROWKEY COMP VALUE", notes.  A
+# latency or sync row's value goes to TABLE.1cpu or TABLE.2cpus as well, by
+# where ranks 0 and 1 ended most of its batches ("cpus" line): one CPU or two
 collect() { # file comp flavor np
     awk -v comp="$2" -v fl="$3" -v np="$4" -v raw="$raw" -v notes="$notes" '
         $1 == "row" {
             key = $3 == "sync" ? $5 : $3 == "lat" ? $4 ":" $5 ":" $6 : $5 ":" $6
-            print $3 "." fl ".np" np, key, comp, $7 >> raw
+            table = $3 "." fl ".np" np
+            print table, key, comp, $7 >> raw
             last = $3 " " $4 " " $5 " " $6
+            value = $7
         }
+        $1 == "cpus" && table !~ /^bw/ { print table "." ($3 >= 0.5 ? "1cpu" : "2cpus"), key, comp, value >> raw }
         $1 == "note" { $1 = $2 = ""; sub(/^ +/, ""); print comp ", " fl ", " np " ranks, " last ": " $0 >> notes }' "$1"
 }
 
@@ -195,6 +204,26 @@ table() { # table direction title
     bench_table "$raw" "$1" "$2" "$3" "$comps" "$fl"
     echo
 }
+# With more ranks than cores, the PSCW rows (ranks 0 and 1 hand over to each
+# other every iteration) split by where the two ran: each component's runs
+# against the floor of that placement -- the cache-line ping-pong on two
+# CPUs, the yielding ping-pong on one (bench/floors.c)
+placement_tables() { # np
+    local np=$1 fl class floor t sub=$out/raw.placement
+    awk '$1 ~ /\.(1cpu|2cpus)$/ && ($2 == "pscw" || $2 ~ /^pscw:.*:8$/)' "$raw" > "$sub"
+    for fl in $flavors; do
+        for class in 2cpus 1cpu; do
+            [ "$class" = 1cpu ] && floor=$(floor_of pingpong_1cpu) || floor=$pingpong
+            for t in sync lat; do
+                awk -v f="$floor" '{ print $2, f }' "$sub" | sort -u > "$out/floors.placement"
+                bench_table "$sub" "$t.$fl.np$np.$class" lo \
+                    "$t, $fl, $np ranks, ranks 0 and 1 on $([ $class = 1cpu ] && echo one CPU || echo two CPUs) (us)" \
+                    "$comps" "$out/floors.placement"
+            done
+            echo
+        done
+    done
+}
 {
     echo "newrma on-node RMA benchmark, $mode mode, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $rounds rounds, ${elapsed} s"
     echo "cells: median over rounds of each run's median; newrma/best: newrma / best other component"
@@ -206,6 +235,9 @@ table() { # table direction title
         for fl in $flavors; do
             table "sync.$fl.np$np" lo "sync, $fl, $np ranks (us)"
         done
+    done
+    for np in $nps; do
+        [ "$np" -le "$(nproc)" ] || placement_tables "$np"
     done
     for np in $nps; do
         for fl in $flavors; do
