@@ -212,10 +212,10 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
                                     const void *origin, void *old, size_t n, size_t esize)
 {
     if (NULL != old) {
-        memcpy(old, target, n * esize);
+        osc_newrma_copy_bytes(old, target, n * esize);
     }
     if (&ompi_mpi_op_replace.op == op) {
-        memcpy(target, origin, n * esize);
+        osc_newrma_copy_bytes(target, origin, n * esize);
     } else if (&ompi_mpi_op_no_op.op != op && !(1 == n && sum_one_inline(op, dt, target, origin))) {
         ompi_op_reduce(op, (void *) origin, target, n, dt);
     }
@@ -771,9 +771,9 @@ static int cas_direct(ompi_osc_newrma_module_t *module, const void *origin_addr,
         return ret;
     }
     acc_lock(module, &locks, target, direct_offset(module, target, t), size);
-    memcpy(result_addr, t, size);
+    osc_newrma_copy_bytes(result_addr, t, size);
     if (0 == memcmp(t, compare_addr, size)) {
-        memcpy(t, origin_addr, size);
+        osc_newrma_copy_bytes(t, origin_addr, size);
     }
     acc_unlock(module, &locks);
     return OMPI_SUCCESS;

@@ -89,12 +89,24 @@ static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64
     return OMPI_SUCCESS;
 }
 
+/* memcpy for RMA payloads: one 8-byte element (a double, a counter, an
+ * MPI_Aint) is the commonest, and a variable-length memcpy is a call
+ * through the PLT to glibc's size dispatch -- a move in line instead. */
+static inline void osc_newrma_copy_bytes(void *dst, const void *src, size_t bytes)
+{
+    if (OPAL_LIKELY(sizeof(uint64_t) == bytes)) {
+        memcpy(dst, src, sizeof(uint64_t));
+        return;
+    }
+    memcpy(dst, src, bytes);
+}
+
 /* Copy within this address space, any datatypes. */
 static inline int osc_newrma_local_copy(void *dst, int dst_count, struct ompi_datatype_t *dst_dt, const osc_newrma_layout_t *dl,
                              const void *src, int src_count, struct ompi_datatype_t *src_dt, const osc_newrma_layout_t *sl)
 {
     if (OPAL_LIKELY(dl->contiguous && sl->contiguous)) {
-        memcpy((char *) dst + dl->gap, (const char *) src + sl->gap, sl->bytes);
+        osc_newrma_copy_bytes((char *) dst + dl->gap, (const char *) src + sl->gap, sl->bytes);
         return OMPI_SUCCESS;
     }
     return ompi_datatype_sndrcv(src, src_count, src_dt, dst, dst_count, dst_dt);
