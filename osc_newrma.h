@@ -328,6 +328,7 @@ struct ompi_osc_newrma_module_t {
     unsigned int lock_count;             /* targets locked in PER_TARGET */
     unsigned int num_slots;
     opal_list_t *slots;                  /* target elements, rank % num_slots; NULL before the first */
+    osc_newrma_target_t *spare_target;   /* the last element removed, kept for the next (NULL: none) */
 
     /* fence: episodes of the node barrier this process has arrived at; with
      * arrival words, the first rank not yet seen at this episode */

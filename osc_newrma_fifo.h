@@ -88,12 +88,13 @@ typedef struct {
 } osc_newrma_fifo_layout_t;
 
 /* Compute every region's offset and the exact total; a pure function of
- * its parameters. */
-int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout, const osc_newrma_fifo_params_t *params);
+ * its parameters.  Exported, as the print below, for tests/segment_layout.c
+ * (the component is built with hidden visibility otherwise). */
+OMPI_MODULE_DECLSPEC int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout, const osc_newrma_fifo_params_t *params);
 
 /* Print a layout, one region a line (layout tool, verbose output). */
-void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
-                                  void (*print)(void *ctx, const char *line), void *ctx);
+OMPI_MODULE_DECLSPEC void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
+                                                       void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Collective over the window: find the window's processes on this node and,
  * if there are others, create and map the FIFO segment.  Leaves

@@ -204,20 +204,30 @@ static void end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *l
     grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -READER) - READER);
 }
 
-/* Shared acquisition.  `me` is a queue node to wait on, or -1 (then spin). */
+/* One try at shared entry: in unless a writer is active or waiting. */
+static inline bool try_read(osc_newrma_lock_word_t *lock)
+{
+    if (!(opal_atomic_fetch_add_64(&lock->state, READER) & WRITER_FLAGS)) {
+        opal_atomic_rmb();   /* acquire */
+        return true;
+    }
+    return false;
+}
+
+/* Shared acquisition after a failed try_read (the reader count it added is
+ * still in).  `me` is a queue node to wait on, or -1 (then spin). */
 static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
 {
     unsigned int spins = 0;
 
     for (;;) {
-        if (!(opal_atomic_fetch_add_64(&lock->state, READER) & WRITER_FLAGS)) {
-            opal_atomic_rmb();   /* acquire */
-            return;
-        }
         /* a writer is active or waiting: step back (writer preference) */
         end_read(module, lock);
         if (me < 0) {
             osc_newrma_backoff(&spins);
+            if (try_read(lock)) {
+                return;
+            }
             continue;
         }
         osc_newrma_qnode_t *node = qnode(module, me);
@@ -233,6 +243,9 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
             wake_readers(module, lock);
         }
         wait_unblocked(node);
+        if (try_read(lock)) {
+            return;
+        }
     }
 }
 
@@ -360,13 +373,14 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
 /* The writer's half of the lock: returns the queue node it keeps, or -1. */
 static int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    int me = qnode_take(module);
+    int me;
 
+    if (try_write_unqueued(lock)) {
+        return -1;                  /* uncontended: no queue, no node */
+    }
+    me = qnode_take(module);
     if (me < 0) {
         start_write_unqueued(lock);
-    } else if (try_write_unqueued(lock)) {
-        qnode_give(module, me);     /* uncontended: no queue, no node kept */
-        me = -1;
     } else {
         start_write(module, lock, me);
     }
@@ -390,10 +404,12 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
     int me;
 
     if (!exclusive) {
-        me = qnode_take(module);
-        start_read(module, lock, me);
-        if (me >= 0) {
-            qnode_give(module, me);   /* readers need no node while they hold */
+        if (!try_read(lock)) {        /* uncontended: no node */
+            me = qnode_take(module);
+            start_read(module, lock, me);
+            if (me >= 0) {
+                qnode_give(module, me);   /* readers need no node while they hold */
+            }
         }
         return 0;
     }

@@ -207,16 +207,18 @@ typedef struct {
 
 /* Compute every region's offset and the exact total size.  A pure function
  * of its parameters: the same inputs give the same layout in every process,
- * which is what lets each process find things by offset. */
-int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
+ * which is what lets each process find things by offset.  Exported, as the
+ * print below, for the layout tests (tests/segment_*.c): the component is
+ * built with hidden visibility otherwise. */
+OMPI_MODULE_DECLSPEC int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
 
 /* Print a layout, one region a line (the layout tool and verbose output). */
 /* One line of a layout printout: a region's name, offset, size and note. */
 void osc_newrma_shm_print_region(void (*print)(void *, const char *), void *ctx, const char *name,
                                  size_t offset, size_t bytes, const char *note);
 
-void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
-                                 void (*print)(void *ctx, const char *line), void *ctx);
+OMPI_MODULE_DECLSPEC void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
+                                                      void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Create (rank 0), map (everyone) and unlink the segment; collective over
  * `comm` (the window's).  Fails on every rank if it fails on any.

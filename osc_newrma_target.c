@@ -68,8 +68,35 @@ static int slots_make(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
+/* An element for the next target: the spare if there is one.  A process
+ * that locks one target after another (the common passive-target loop)
+ * reuses one element without a trip through the component's pool. */
+static osc_newrma_target_t *element_get(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_target_t *target = module->spare_target;
+
+    if (NULL != target) {
+        module->spare_target = NULL;
+        return target;
+    }
+    return (osc_newrma_target_t *) osc_newrma_free_list_get(&mca_osc_newrma_component.targets);
+}
+
+static void element_put(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target)
+{
+    if (NULL == module->spare_target) {
+        module->spare_target = target;
+        return;
+    }
+    osc_newrma_free_list_return(&mca_osc_newrma_component.targets, &target->super);
+}
+
 void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module)
 {
+    if (NULL != module->spare_target) {
+        osc_newrma_free_list_return(&mca_osc_newrma_component.targets, &module->spare_target->super);
+        module->spare_target = NULL;
+    }
     if (NULL == module->slots) {
         return;
     }
@@ -112,7 +139,7 @@ osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int
     if (OPAL_UNLIKELY(NULL == module->slots) && OMPI_SUCCESS != slots_make(module)) {
         return NULL;
     }
-    target = (osc_newrma_target_t *) osc_newrma_free_list_get(&mca_osc_newrma_component.targets);
+    target = element_get(module);
     if (NULL == target) {
         return NULL;
     }
@@ -125,7 +152,7 @@ osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int
 void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target)
 {
     opal_list_remove_item(slot_of(module, target->rank), &target->super.super);
-    osc_newrma_free_list_return(&mca_osc_newrma_component.targets, &target->super);
+    element_put(module, target);
 }
 
 int osc_newrma_int_compare(const void *a, const void *b)
