@@ -5,7 +5,8 @@
 #
 #   bench/ab_newrma.sh REV [ROWS]     A = REV (any git revision), B = the working tree
 #
-# Environment: RUNS (interleaved runs of each, default 15), MODE (quick or
+# Environment: RUNS (interleaved runs of each, default 15), MPIRUN_ARGS
+# (added to every mpirun, e.g. "--bind-to core"), MODE (quick or
 # full: rma_bench's sizes; default quick), FLAVOR (allocate,
 # create or dynamic; default allocate), NP (default 2).  ROWS: an extended
 # regular expression over rma_bench's row names (default "fence|pscw|barrier";
@@ -36,7 +37,7 @@ printf '%-4s %-40s %10s %10s\n' build "row ($flavor, $np ranks)" median min
 for _ in $(seq "$runs"); do
     for build in A B; do
         [ $build = A ] && dir=$a_dir/install/lib/openmpi || dir=$bench_top/build/install/lib/openmpi
-        OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe \
+        OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe ${MPIRUN_ARGS:-} \
             --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" "$mode" 2> /dev/null |
             awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); sub(/ +$/, ""); print b "\t" $0 "\t" v }'
     done
