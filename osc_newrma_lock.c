@@ -118,7 +118,7 @@ static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_
  * queued): the uncontended case, and the way in for a writer without a free
  * queue node (more exclusive locks held at once than osc_newrma_lock_qnodes).
  * It never overtakes a queued writer, since it needs an empty queue. */
-static bool try_write_unqueued(osc_newrma_lock_word_t *lock)
+static inline bool try_write_unqueued(osc_newrma_lock_word_t *lock)
 {
     int64_t expected = 0;
 
@@ -142,7 +142,7 @@ static void start_write_unqueued(osc_newrma_lock_word_t *lock)
 /* Drop WRITER_ACTIVE when no queued writer takes over: grant a writer that
  * started waiting meanwhile, wake the readers that wait.  (A reader that
  * pushes itself after we looked sees the flag gone and wakes itself.) */
-static void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+static inline void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
     grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE) - WRITER_ACTIVE);
     if (0 != lock->reader_head) {
@@ -150,7 +150,7 @@ static void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_loc
     }
 }
 
-static void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+static inline void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
     opal_atomic_wmb();   /* release */
     release_writer_flag(module, lock);
@@ -370,15 +370,13 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
     }
 }
 
-/* The writer's half of the lock: returns the queue node it keeps, or -1. */
-static int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+/* A writer that found the lock taken: queue (or, without a free node,
+ * wait for it to be free).  Out of line: the uncontended path stays short. */
+static __opal_attribute_noinline__ int write_lock_contended(ompi_osc_newrma_module_t *module,
+                                                             osc_newrma_lock_word_t *lock)
 {
-    int me;
+    int me = qnode_take(module);
 
-    if (try_write_unqueued(lock)) {
-        return -1;                  /* uncontended: no queue, no node */
-    }
-    me = qnode_take(module);
     if (me < 0) {
         start_write_unqueued(lock);
     } else {
@@ -387,13 +385,28 @@ static int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     return me;
 }
 
-static void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+/* The writer's half of the lock: returns the queue node it keeps, or -1. */
+static inline int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    if (me < 0) {
+    if (OPAL_LIKELY(try_write_unqueued(lock))) {
+        return -1;                  /* uncontended: no queue, no node */
+    }
+    return write_lock_contended(module, lock);
+}
+
+static __opal_attribute_noinline__ void write_unlock_queued(ompi_osc_newrma_module_t *module,
+                                                            osc_newrma_lock_word_t *lock, int me)
+{
+    end_write(module, lock, me);
+    qnode_give(module, me);
+}
+
+static inline void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
+{
+    if (OPAL_LIKELY(me < 0)) {
         end_write_unqueued(module, lock);
     } else {
-        end_write(module, lock, me);
-        qnode_give(module, me);
+        write_unlock_queued(module, lock, me);
     }
 }
 
