@@ -1,0 +1,55 @@
+/*
+ * An uncontended passive-target lock, nothing else: rank 0 locks and
+ * unlocks rank 1 of an allocate window N times (rank 1 waits in a barrier),
+ * REPS times; prints the fastest repetition's microseconds per lock+unlock.
+ * A microscope for the lock path (bench/lock_loop.sh runs it for several
+ * components); bench/rma_bench.c's sync rows measure the same inside the
+ * full benchmark.
+ *
+ *   mpirun -np 2 lock_loop [N [exclusive|shared|nocheck [REPS]]]
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 500000;
+    const char *kind = argc > 2 ? argv[2] : "exclusive";
+    int reps = argc > 3 ? atoi(argv[3]) : 7, rank, size, rc = MPI_SUCCESS;
+    int type = 0 == strcmp(kind, "shared") ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
+    int assert = 0 == strcmp(kind, "nocheck") ? MPI_MODE_NOCHECK : 0;
+    double best = 1e30, *base;
+    MPI_Win win;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2 || n < 1 || reps < 1) {
+        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2 lock_loop [N [exclusive|shared|nocheck [REPS]]]\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Win_allocate(4096, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    for (int r = 0; r < reps; ++r) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        if (0 == rank) {
+            for (long i = 0; i < n && MPI_SUCCESS == rc; ++i) {
+                rc = MPI_Win_lock(type, 1, assert, win);
+                if (MPI_SUCCESS == rc) rc = MPI_Win_unlock(1, win);
+            }
+        }
+        double t = (MPI_Wtime() - t0) / (double) n;
+        if (t < best) best = t;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == rank) {
+        if (MPI_SUCCESS != rc) printf("error %d\n", rc);
+        else printf("%.4f\n", best * 1e6);
+    }
+    MPI_Win_free(&win);
+    MPI_Finalize();
+    return MPI_SUCCESS == rc ? 0 : 1;
+}

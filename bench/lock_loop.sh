@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# bench/lock_loop.c for several components, ranks bound to cores: per
+# component the per-run minima (us per lock+unlock), sorted; the first is
+# the one to compare (this VM's spread is run to run, not within a run).
+#
+#   bench/lock_loop.sh [exclusive|shared|nocheck]
+# Environment: OSC="newrma sm" (components), RUNS=5, N=500000.
+set -eu
+# shellcheck source=bench/common.sh
+. "$(dirname "$0")/common.sh"
+kind=${1:-exclusive}
+bench_build lock_loop || { echo "build failed (see build/bench-build.log)"; exit 1; }
+bench_env
+for comp in ${OSC:-newrma sm}; do
+    printf '%-8s %s:' "$comp" "$kind"
+    for _ in $(seq "${RUNS:-5}"); do
+        # shellcheck disable=SC2046  # the argument list is meant to split
+        timeout 120 mpirun --oversubscribe --bind-to core -np 2 $(bench_osc_args "$comp") \
+            "$bench_top/bench/bin/lock_loop" "${N:-500000}" "$kind" 2> /dev/null | tail -1
+    done | sort -n | tr '\n' ' '
+    echo
+done
