@@ -21,18 +21,23 @@ section '^sync, (allocate|create|dynamic), [24] ranks'
 echo '```'
 echo
 echo '8-byte operations with each synchronization, newrma against the best other component of the'
-echo 'row (columns of the op+sync tables: newrma sm rdma ucx pt2pt; "-" where one refused the window):'
+echo 'row (the other components of the run; "-" where one refused the window):'
 echo
 echo '```'
 for np in 2 4; do
     for flavor in allocate create dynamic; do
         section "^op\\+sync, $flavor, $np ranks" | awk -v f="$flavor" -v np="$np" '
-            NR == 1 { split($0, h, " +"); printf "%s, %d ranks, 8 B (us)    newrma   best other      newrma/best\n", f, np; next }
-            $3 == "8B" {
+            NR == 1 {   # the components: the header words after "(us)", up to "newrma/best"
+                for (i = 1; i <= NF && $i != "(us)"; i++) ;
+                n = 0
+                for (i++; i <= NF && $i != "newrma/best"; i++) comp[++n] = $i
+                printf "%s, %d ranks, 8 B (us)    newrma   best other      newrma/best\n", f, np; next
+            }
+            $3 == "8B" {   # label: 3 words, then one value per component, newrma first
                 best = ""; name = ""
-                split("sm rdma ucx pt2pt", comp, " ")
-                for (i = 5; i <= 8; i++) {
-                    if ($i != "-" && (best == "" || $i + 0 < best + 0)) { best = $i; name = comp[i - 4] }
+                for (j = 2; j <= n; j++) {
+                    v = $(3 + j)
+                    if (v != "-" && (best == "" || v + 0 < best + 0)) { best = v; name = comp[j] }
                 }
                 if (best == "" || $4 == "-") next
                 printf "%-12s %-5s %9s %9s %-6s %8.2f\n", $1, $2, $4, best, name, $4 / best
