@@ -225,24 +225,21 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
         end_read(module, lock);
         if (me < 0) {
             osc_newrma_backoff(&spins);
-            if (try_read(lock)) {
-                return;
+        } else {
+            osc_newrma_qnode_t *node = qnode(module, me);
+            int32_t head;
+            node->blocked = 1;
+            do {
+                head = lock->reader_head;
+                node->next = head;
+            } while (!opal_atomic_compare_exchange_strong_32(&lock->reader_head, &head, me + 1));
+            opal_atomic_mb();
+            /* the writer may have left before we were on the stack */
+            if (!(lock->state & WRITER_FLAGS)) {
+                wake_readers(module, lock);
             }
-            continue;
+            wait_unblocked(node);
         }
-        osc_newrma_qnode_t *node = qnode(module, me);
-        int32_t head;
-        node->blocked = 1;
-        do {
-            head = lock->reader_head;
-            node->next = head;
-        } while (!opal_atomic_compare_exchange_strong_32(&lock->reader_head, &head, me + 1));
-        opal_atomic_mb();
-        /* the writer may have left before we were on the stack */
-        if (!(lock->state & WRITER_FLAGS)) {
-            wake_readers(module, lock);
-        }
-        wait_unblocked(node);
         if (try_read(lock)) {
             return;
         }

@@ -214,8 +214,8 @@ placement_tables() { # np
     for fl in $flavors; do
         for class in 2cpus 1cpu; do
             [ "$class" = 1cpu ] && floor=$(floor_of pingpong_1cpu) || floor=$pingpong
+            awk -v f="$floor" '{ print $2, f }' "$sub" | sort -u > "$out/floors.placement"
             for t in sync lat; do
-                awk -v f="$floor" '{ print $2, f }' "$sub" | sort -u > "$out/floors.placement"
                 bench_table "$sub" "$t.$fl.np$np.$class" lo \
                     "$t, $fl, $np ranks, ranks 0 and 1 on $([ $class = 1cpu ] && echo one CPU || echo two CPUs) (us)" \
                     "$comps" "$out/floors.placement"
