@@ -104,6 +104,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
     bool assist_oversubscribed;          /* assist even when ranks outnumber cores */
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
+    int assist_share_bytes_var;          /* its MCA variable (was it set, or is it the default?) */
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -315,6 +316,7 @@ struct ompi_osc_newrma_module_t {
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
+    unsigned int assist_share_parts;     /* a shared copy's chunks: this fraction of it */
     osc_newrma_assist_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */

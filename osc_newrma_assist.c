@@ -97,9 +97,9 @@ typedef struct {
     volatile uint64_t failed;
 } assist_share_t;
 #define NEWRMA_SHARE_NONE UINT64_MAX
-/* Chunks are a sixteenth of the copy, whole pages, at least this much: a
- * system call per chunk stays small against its copy (256 KiB chunks at
- * 4 MiB), and the last chunk one process waits for is short. */
+/* Chunks are a fraction of the copy (share_policy_t), whole pages, at least
+ * this much: a system call per chunk stays small against its copy, and the
+ * last chunk one process waits for is short. */
 #define NEWRMA_SHARE_MIN_CHUNK (32 * 1024)
 
 uint64_t osc_newrma_assist_now(void)
@@ -110,6 +110,69 @@ uint64_t osc_newrma_assist_now(void)
     return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
+/* When copies are shared (from `bytes` on) and in how many chunks.
+ *
+ * Where memory bandwidth bounds a single-copy system call (the Intel VM of
+ * 2026-11-25: a 256 KiB process_vm_readv at about memcpy's 35 GB/s),
+ * sharing lost below 1 MiB (the parameter's default), and sixteenths kept
+ * the wait for the other process's last chunk short
+ * (docs/results/share-threshold-2026-11-25.txt).
+ * Where the kernel's per-page work bounds it (it copies at less than half
+ * memcpy's speed), two processes copying at once nearly double it and each
+ * chunk's system call is dear: the AMD EPYC VM of 2026-11-26 copied at 0.25
+ * of memcpy (14 against 56 GB/s), and sharing from 64 KiB in quarters took
+ * create windows' put bandwidth at 64 KiB from 10.7 to 17.0 GB/s and at
+ * 256 KiB from 12.9 to 20.0 (sixteenths: 15.7; halves: 23.5, but a target
+ * that joins late then holds the origin for half the copy)
+ * (docs/results/share-threshold-2026-11-26.txt). */
+typedef struct {
+    size_t from_bytes;
+    unsigned int parts;
+} share_policy_t;
+
+#define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
+#define NEWRMA_SHARE_CPU_BOUND_SPEED 0.5
+
+/* osc_newrma_assist_share_bytes as set, or, left at its default, as this
+ * machine's single-copy speed says (measured once per process: 0.1 ms). */
+static share_policy_t share_policy_choose(void)
+{
+    share_policy_t policy = { .from_bytes = mca_osc_newrma_component.assist_share_bytes, .parts = 16 };
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    double speed;
+
+    if (OPAL_SUCCESS != mca_base_var_get_value(mca_osc_newrma_component.assist_share_bytes_var, NULL, &source,
+                                               NULL)
+        || MCA_BASE_VAR_SOURCE_DEFAULT != source) {
+        return policy;
+    }
+    speed = osc_newrma_cma_speed_vs_memcpy(NEWRMA_SHARE_PROBE_BYTES);
+    if (speed >= 0.0 && speed < NEWRMA_SHARE_CPU_BOUND_SPEED) {
+        policy = (share_policy_t) { .from_bytes = 2 * NEWRMA_SHARE_MIN_CHUNK, .parts = 4 };
+    }
+    NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts",
+                   speed, policy.from_bytes, policy.parts);
+    return policy;
+}
+
+static share_policy_t share_policy(void)
+{
+    static share_policy_t chosen;
+    static volatile int32_t is_chosen = 0;
+
+    if (!__atomic_load_n(&is_chosen, __ATOMIC_ACQUIRE)) {
+        /* threads creating windows at once may both measure: either answer does */
+        share_policy_t policy = share_policy_choose();
+        OPAL_THREAD_LOCK(&mca_osc_newrma_component.am_lock);
+        if (!is_chosen) {
+            chosen = policy;
+            __atomic_store_n(&is_chosen, 1, __ATOMIC_RELEASE);
+        }
+        OPAL_THREAD_UNLOCK(&mca_osc_newrma_component.am_lock);
+    }
+    return chosen;
+}
+
 void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
 {
     size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_assist_box_t, payload);
@@ -117,6 +180,7 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
     module->assist_max_bytes = module->assist_serve_bytes = 0;
     module->assist_attended = false;
     module->assist_share_bytes = SIZE_MAX;
+    module->assist_share_parts = 1;
     if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
         return;
     }
@@ -138,7 +202,9 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
     module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
     if (module->assist_attended && 0 != mca_osc_newrma_component.assist_share_bytes
         && module->assist_max_bytes >= sizeof(assist_share_t)) {
-        module->assist_share_bytes = mca_osc_newrma_component.assist_share_bytes;
+        share_policy_t policy = share_policy();
+        module->assist_share_bytes = policy.from_bytes;
+        module->assist_share_parts = policy.parts;
     }
 }
 
@@ -471,9 +537,9 @@ int osc_newrma_assist_cas(ompi_osc_newrma_module_t *module, int target, uint64_t
 /* shared copies: large contiguous puts and gets, both processes copy   */
 /* ------------------------------------------------------------------ */
 
-static uint64_t share_chunk(size_t bytes)
+static uint64_t share_chunk(const ompi_osc_newrma_module_t *module, size_t bytes)
 {
-    uint64_t chunk = ((uint64_t) bytes / 16 + 4095) & ~(uint64_t) 4095;
+    uint64_t chunk = ((uint64_t) bytes / module->assist_share_parts + 4095) & ~(uint64_t) 4095;
 
     return chunk < NEWRMA_SHARE_MIN_CHUNK ? NEWRMA_SHARE_MIN_CHUNK : chunk;
 }
@@ -512,7 +578,7 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     assist_share_t *share = (assist_share_t *) box->payload;
-    assist_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes, .chunk = share_chunk(bytes),
+    assist_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes, .chunk = share_chunk(module, bytes),
                             .next = 0, .failed = NEWRMA_SHARE_NONE };
     assist_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
                              .count = (uint32_t) module->rank, .addr = taddr };

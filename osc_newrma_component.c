@@ -61,11 +61,12 @@ static void register_uint(const char *name, const char *description, int level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
 
-static void register_size(const char *name, const char *description, int level,
-                          size_t default_value, size_t *storage)
+/* returns the variable's index */
+static int register_size(const char *name, const char *description, int level,
+                         size_t default_value, size_t *storage)
 {
     *storage = default_value;
-    (void) mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
+    return mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
                                            MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, level,
                                            MCA_BASE_VAR_SCOPE_READONLY, storage);
 }
@@ -205,12 +206,16 @@ static int component_register(void)
         "its core and waiting for it costs more than single copy",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &c->assist_oversubscribed);
-    register_size("assist_share_bytes",
+    c->assist_share_bytes_var = register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
         "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "
         "each takes in turn (the target process_vm_readv's a put's data, writev's a get's); a target "
-        "computing outside MPI leaves it all to the origin.  Below about 1 MiB one process copies "
-        "at cache speed and sharing costs more than it saves (0: the origin always copies alone)",
+        "computing outside MPI leaves it all to the origin.  Where memory bandwidth bounds a "
+        "single-copy system call, one process copies below about 1 MiB at cache speed and sharing "
+        "costs more than it saves; left at its default, the first such window measures a 256 KiB "
+        "process_vm_readv against memcpy and shares from 64 KiB if the call copies at less than "
+        "half memcpy's speed (the kernel's per-page work bounds it, and two processes copying "
+        "nearly double it).  0: the origin always copies alone",
         OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
