@@ -152,6 +152,8 @@ static share_policy_t share_policy_choose(void)
     }
     NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts",
                    speed, policy.from_bytes, policy.parts);
+    /* what MPI_T and ompi_info --all read from now on: the value in use */
+    mca_osc_newrma_component.assist_share_bytes = policy.from_bytes;
     return policy;
 }
 
@@ -161,7 +163,8 @@ static share_policy_t share_policy(void)
     static volatile int32_t is_chosen = 0;
 
     if (!__atomic_load_n(&is_chosen, __ATOMIC_ACQUIRE)) {
-        /* threads creating windows at once may both measure: either answer does */
+        /* threads creating windows at once may both measure: either answer
+         * does (the component's lock: windows are rarely created at once) */
         share_policy_t policy = share_policy_choose();
         OPAL_THREAD_LOCK(&mca_osc_newrma_component.am_lock);
         if (!is_chosen) {

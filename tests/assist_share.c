@@ -20,6 +20,9 @@
  * osc_newrma_shared_copy_bytes) in an operation after the first shared one,
  * else the test is not testing the path (or a shared copy left the mailbox
  * unusable).
+ * Phase 0 checks the threshold in use (left at its default, measured at the
+ * first window: the cvar then reads the value chosen): a put one byte short
+ * of it is never shared, puts of exactly it are (one of up to 16 tries).
  *
  * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1
  */
@@ -154,6 +157,43 @@ static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, tes
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Phase 0: origin 1 puts `from` - 1 bytes (never shared), then `from` bytes
+ * until one is shared, while rank 0 waits in MPI; rank 0 checks the last. */
+static void threshold_live(test_win_t *tw, unsigned char *buf, size_t from, test_pvar_t *pv, const char *flavor)
+{
+    MPI_Aint disp = test_disp(tw, 0, SKEW, 1);
+    unsigned long long last;
+    share_count_t below = { 0, 0, 0 }, at = { 0, 0, 0 };
+
+    if (1 == test_rank) {
+        fill(buf, 1, 5);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        last = test_pvar_read(pv);
+        MPI_OK(MPI_Put(buf, (int) from - 1, MPI_BYTE, 0, disp, (int) from - 1, MPI_BYTE, tw->win));
+        MPI_OK(MPI_Win_flush(0, tw->win));
+        count_shared(pv, &last, &below);
+        for (int k = 0 ; k < 16 && 0 == at.shared ; ++k) {
+            MPI_OK(MPI_Put(buf, (int) from, MPI_BYTE, 0, disp, (int) from, MPI_BYTE, tw->win));
+            MPI_OK(MPI_Win_flush(0, tw->win));
+            count_shared(pv, &last, &at);
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+        CHECK(0 == below.shared, "%s: a put of %zu bytes (threshold %zu) was shared", flavor, from - 1, from);
+        CHECK(at.shared > 0, "%s: none of %d puts of %zu bytes (the threshold) was shared", flavor, at.ops, from);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        for (size_t i = 0 ; i < from ; ++i) {
+            if (landing(tw)[i] != pattern(1, 5, i)) {
+                CHECK(0, "%s: threshold put: byte %zu is %d, expected %d", flavor, i, landing(tw)[i],
+                      pattern(1, 5, i));
+                break;
+            }
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Phase 2: everyone puts to its right neighbour and gets from its left one
  * in the same fence epochs. */
 static void all_at_once(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
@@ -218,7 +258,7 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
 
 static void run(int flavor, int size, int share_expected)
 {
-    unsigned long long from = test_cvar_u64("osc_newrma_assist_share_bytes");
+    unsigned long long from;
     const char *name = flavor_names[flavor];
     unsigned char *buf = malloc(BIG), *got = malloc(BIG);
     unsigned long long shared;
@@ -230,8 +270,10 @@ static void run(int flavor, int size, int share_expected)
     /* the origins of phase 3 synchronize among themselves */
     MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
     test_win_create(&tw, flavor, SPAN, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    from = test_cvar_u64("osc_newrma_assist_share_bytes");   /* after the window: the value in use */
     share_expected = share_expected && from > 0 && from <= BIG;   /* on, and our copies are large enough */
     test_pvar_open(&pv, "osc_newrma_shared_copy_bytes");
+    if (share_expected) threshold_live(&tw, buf, (size_t) from, &pv, name);
     shared = test_pvar_read(&pv);
     for (int o = 1 ; o < size ; ++o) one_origin(&tw, buf, o, 10 * o, &pv, &count, name);
     shared = test_pvar_read(&pv) - shared;
