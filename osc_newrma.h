@@ -170,6 +170,10 @@ typedef enum {
  * window's slot array; allocated from the component's free list. */
 struct osc_newrma_target_t {
     opal_free_list_item_t super;
+    /* active-message path: operation elements not issued yet (the operation
+     * table's per-target list; empty whenever the element is reset) */
+    opal_list_t pending;
+    /* from here to the end: what a reset zeroes (osc_newrma_target.c) */
     int rank;
     osc_newrma_lock_state_t lock_state;
     int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
@@ -177,7 +181,6 @@ struct osc_newrma_target_t {
     int lock_ticket;             /* what the lock holder gives back at unlock (osc_newrma_lock.c) */
 
     /* active-message path: the operation table's per-target part */
-    opal_list_t pending;         /* operation elements not issued yet */
     unsigned int npending;
     uint32_t issued;             /* operations sent since the last synchronization packet */
     int32_t waiting;             /* acknowledgements and replies still to come */
