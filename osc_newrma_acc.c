@@ -397,11 +397,57 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
  * call) made large accumulates several times slower. */
 #define NEWRMA_ACC_CMA_CHUNK ((size_t) 256 * 1024)
 
+/* The target bytes [off, off + len) of a chunked accumulate, a buffer's
+ * worth at a time: read, combine with the origin's elements (old values
+ * into `old`), write back. */
+typedef struct {
+    const acc_t *a;
+    pid_t pid;
+    uint64_t remote;
+    const char *origin;
+    char *old;
+    char *buffer;
+    size_t buffer_bytes;
+} acc_range_t;
+
+static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
+{
+    const acc_range_t *r = (const acc_range_t *) ctx;
+    const acc_t *a = r->a;
+    int ret = OMPI_SUCCESS;
+
+    for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
+        size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
+        ret = osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, false);
+        if (OMPI_SUCCESS == ret) {
+            combine_elements(a->op, a->basic, r->buffer, r->origin ? r->origin + at : NULL,
+                             r->old ? r->old + at : NULL, n / a->esize, a->esize);
+            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, true);
+        }
+    }
+    return ret;
+}
+
+/* Under the stripes of the span: shared with a target inside MPI (it
+ * reduces its chunks in place, one system call each against our two) when
+ * there are no old values to bring back, else alone. */
+static int acc_cma_span(acc_t *a, acc_range_t *range, size_t bytes)
+{
+    int ret = OMPI_ERR_WOULD_BLOCK;
+
+    if (NULL == a->result_dt && !is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize)) {
+        ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->remote, bytes, a->op,
+                                                 a->basic, acc_cma_range, range);
+    }
+    return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
+}
+
 static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
 {
     size_t bytes = a->n * a->esize, chunk = bytes < NEWRMA_ACC_CMA_CHUNK ? bytes : NEWRMA_ACC_CMA_CHUNK;
     char *origin = NULL, *origin_owned = NULL, *old = NULL, *old_owned = NULL;
     char *buffer = malloc(chunk);
+    acc_range_t range = { .a = a, .pid = pid, .remote = remote, .buffer = buffer, .buffer_bytes = chunk };
     acc_locks_t locks;
     int ret = NULL == buffer ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 
@@ -418,16 +464,10 @@ static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
     if (OMPI_SUCCESS != ret) {
         goto cleanup;
     }
+    range.origin = origin;
+    range.old = old;
     acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    for (size_t done = 0 ; done < bytes && OMPI_SUCCESS == ret ; done += chunk) {
-        size_t len = bytes - done < chunk ? bytes - done : chunk;
-        ret = osc_newrma_cma_copy(pid, buffer, remote + done, len, false);
-        if (OMPI_SUCCESS == ret) {
-            combine_elements(a->op, a->basic, buffer, origin ? origin + done : NULL, old ? old + done : NULL,
-                             len / a->esize, a->esize);
-            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_cma_copy(pid, buffer, remote + done, len, true);
-        }
-    }
+    ret = acc_cma_span(a, &range, bytes);
     acc_unlock(a->module, &locks);
     if (OMPI_SUCCESS == ret && NULL != old_owned) {
         ret = ompi_datatype_sndrcv(old_owned, (int32_t) a->n, a->basic, a->result_addr, a->result_count,

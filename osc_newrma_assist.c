@@ -37,6 +37,7 @@
 
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -101,6 +102,10 @@ typedef struct {
  * this much: a system call per chunk stays small against its copy, and the
  * last chunk one process waits for is short. */
 #define NEWRMA_SHARE_MIN_CHUNK (32 * 1024)
+/* A target reduces a shared accumulate's chunk through a buffer of at most
+ * this much (read from the origin, combined in place): it stays in the
+ * cache between the two. */
+#define NEWRMA_SHARE_REDUCE_BUFFER (256 * 1024)
 
 uint64_t osc_newrma_assist_now(void)
 {
@@ -553,13 +558,12 @@ static inline uint64_t share_chunk_len(uint64_t bytes, uint64_t off, uint64_t ch
     return bytes - off < chunk ? bytes - off : chunk;
 }
 
-/* Take chunks of a shared copy until none are left (either side's loop):
- * `mine` is in this process, `theirs` in process `pid`, `write` moves mine
- * to theirs.  Returns the offset of a chunk that failed (*ret: why; no
- * more chunks are taken then) or NEWRMA_SHARE_NONE; *copied: bytes this
- * process copied. */
-static uint64_t share_take_chunks(assist_share_t *share, pid_t pid, char *mine, uint64_t theirs, bool write,
-                                  uint64_t bytes, uint64_t chunk, int *ret, size_t *copied)
+/* Take chunks of a shared operation until none are left (either side's
+ * loop), doing each with `fn`.  Returns the offset of a chunk that failed
+ * (*ret: why; no more chunks are taken then) or NEWRMA_SHARE_NONE; *done:
+ * bytes this process did. */
+static uint64_t share_take_chunks(assist_share_t *share, uint64_t bytes, uint64_t chunk,
+                                  osc_newrma_share_chunk_fn_t fn, void *ctx, int *ret, size_t *done)
 {
     for (;;) {
         uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
@@ -568,24 +572,41 @@ static uint64_t share_take_chunks(assist_share_t *share, pid_t pid, char *mine, 
             return NEWRMA_SHARE_NONE;
         }
         len = share_chunk_len(bytes, off, chunk);
-        *ret = osc_newrma_cma_copy(pid, mine + off, theirs + off, len, write);
+        *ret = fn(ctx, off, len);
         if (OMPI_SUCCESS != *ret) {
             return off;
         }
-        *copied += len;
+        *done += len;
     }
 }
 
-int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                            uint64_t taddr, size_t bytes)
+/* A shared copy's chunk: `mine` in this process, `theirs` in process
+ * `pid`; `write` moves mine to theirs. */
+typedef struct {
+    pid_t pid;
+    char *mine;
+    uint64_t theirs;
+    bool write;
+} share_copy_t;
+
+static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
+{
+    const share_copy_t *c = (const share_copy_t *) ctx;
+
+    return osc_newrma_cma_copy(c->pid, c->mine + off, c->theirs + off, len, c->write);
+}
+
+/* The origin's side of any shared operation: post it (the target joins
+ * when it sees it), do chunks with `fn` until none are left, then withdraw
+ * the request if the target never took it, or wait for the target's last
+ * chunk; a chunk the target failed is done with `fn` too. */
+static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                     uint64_t origin_addr, size_t bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     assist_share_t *share = (assist_share_t *) box->payload;
-    assist_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes, .chunk = share_chunk(module, bytes),
+    assist_share_t init = { .origin_addr = origin_addr, .bytes = bytes, .chunk = share_chunk(module, bytes),
                             .next = 0, .failed = NEWRMA_SHARE_NONE };
-    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
-                             .count = (uint32_t) module->rank, .addr = taddr };
-    pid_t pid = osc_newrma_shm_peer(&module->shm, target)->pid;
     uint32_t mine, posted;
     uint64_t failed;
     size_t ours = 0;
@@ -597,12 +618,12 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
      * withdrawal (a few line transfers against a copy of a megabyte or
      * more), and one that is just entering MPI -- its stamp not fresh yet --
      * still joins. */
-    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_claim_post(module, target, &req, &init, sizeof(init), &mine)) {
+    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_claim_post(module, target, req, &init, sizeof(init), &mine)) {
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_WOULD_BLOCK;
     }
-    /* no waiting for the target: we copy from the start, it joins when it
-     * sees the request */
-    (void) share_take_chunks(share, pid, local, taddr, write, bytes, init.chunk, &ret, &ours);
+    /* no waiting for the target: we start at once, it joins when it sees
+     * the request */
+    (void) share_take_chunks(share, bytes, init.chunk, fn, ctx, &ret, &ours);
     /* every chunk is taken: a target that never joined is withdrawn from,
      * one that did is waited for (its last chunk at most) */
     posted = mine | NEWRMA_ASSIST_POSTED;
@@ -617,20 +638,90 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
     failed = share->failed;
     __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
-    /* a chunk the target could not copy: ours to do */
+    /* a chunk the target could not do: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
-        ret = osc_newrma_cma_copy(pid, (char *) local + failed, taddr + failed,
-                                  share_chunk_len(bytes, failed, init.chunk), write);
+        ret = fn(ctx, failed, share_chunk_len(bytes, failed, init.chunk));
     }
     return ret;
+}
+
+int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                            uint64_t taddr, size_t bytes)
+{
+    share_copy_t copy = { .pid = osc_newrma_shm_peer(&module->shm, target)->pid, .mine = local, .theirs = taddr,
+                          .write = write };
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
+                             .count = (uint32_t) module->rank, .addr = taddr };
+
+    return share_run(module, target, &req, (uint64_t) (uintptr_t) local, bytes, share_copy_chunk, &copy);
+}
+
+bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize)
+{
+    /* chunks are whole pages, so whole elements */
+    return bytes >= module->assist_share_bytes && 0 != esize && 0 == 4096 % esize;
+}
+
+int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin,
+                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                       struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx)
+{
+    assist_request_t req = { .kind = NEWRMA_ASSIST_SHARE_ACC, .dt_id = (uint16_t) dt->id,
+                             .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank, .addr = taddr };
+
+    return share_run(module, target, &req, (uint64_t) (uintptr_t) origin, bytes, fn, ctx);
 }
 
 /* ------------------------------------------------------------------ */
 /* target side                                                         */
 /* ------------------------------------------------------------------ */
 
-/* Join a shared copy: read a put's chunks from the origin into our memory,
- * or write a get's from our memory to the origin's buffer. */
+/* A shared accumulate's chunk at the target: the origin's elements, read a
+ * buffer at a time, combined into our memory in place (the origin holds
+ * the stripes of the whole span for us). */
+typedef struct {
+    pid_t pid;
+    uint64_t origin_addr;
+    char *mine;
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *dt;
+    size_t esize;
+    char *buffer;
+    size_t buffer_bytes;
+} share_reduce_t;
+
+static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
+{
+    const share_reduce_t *r = (const share_reduce_t *) ctx;
+    int ret = OMPI_SUCCESS;
+
+    for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
+        size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
+        ret = osc_newrma_cma_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
+        if (OMPI_SUCCESS == ret) {
+            osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
+        }
+    }
+    return ret;
+}
+
+/* A shared accumulate's operation and type, checked (the request is a copy
+ * read before it was taken). */
+static bool share_reduce_setup(const assist_request_t *req, uint64_t chunk, share_reduce_t *r)
+{
+    if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED || req->op_index < 0) {
+        return false;
+    }
+    r->dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
+    r->op = (struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index);
+    r->esize = NULL != r->dt ? r->dt->super.size : 0;
+    r->buffer_bytes = chunk < NEWRMA_SHARE_REDUCE_BUFFER ? chunk : NEWRMA_SHARE_REDUCE_BUFFER;
+    return NULL != r->op && 0 != r->esize && 0 == 4096 % r->esize;
+}
+
+/* Join a shared operation: read a put's chunks from the origin into our
+ * memory, write a get's from our memory to the origin's buffer, or reduce
+ * an accumulate's into our memory. */
 static int serve_share(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
                        const assist_request_t *req)
 {
@@ -638,19 +729,33 @@ static int serve_share(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
     uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;
     uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
     int origin = (int) req->count, ret = OMPI_SUCCESS;
-    size_t copied = 0;
+    share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
+    share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
+                          .write = NEWRMA_ASSIST_SHARE_GET == req->kind };
+    bool is_acc = NEWRMA_ASSIST_SHARE_ACC == req->kind;
+    size_t done = 0;
     uint64_t failed;
 
     /* nothing read above is trusted before the compare-and-swap (a stale
      * copy of a withdrawn request fails it), beyond staying in bounds */
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == chunk
-        || !__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        || (is_acc && !share_reduce_setup(req, chunk, &reduce))) {
         return 0;
     }
-    failed = share_take_chunks(share, osc_newrma_shm_peer(&module->shm, origin)->pid, (char *) (uintptr_t) req->addr,
-                               origin_addr, NEWRMA_ASSIST_SHARE_GET == req->kind, bytes, chunk, &ret, &copied);
+    /* a buffer before taking it: without one the origin does it alone */
+    if (is_acc && NULL == (reduce.buffer = malloc(reduce.buffer_bytes))) {
+        return 0;
+    }
+    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        free(reduce.buffer);
+        return 0;
+    }
+    reduce.pid = copy.pid = osc_newrma_shm_peer(&module->shm, origin)->pid;
+    failed = share_take_chunks(share, bytes, chunk, is_acc ? share_reduce_chunk : share_copy_chunk,
+                               is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
     share->failed = failed;
     __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
+    free(reduce.buffer);
     return 1;
 }
 
@@ -726,7 +831,8 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
      * trusted (beyond staying in bounds) before then */
     req = (assist_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
                                .op_index = box->op_index, .count = box->count, .addr = box->addr };
-    if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind) {
+    if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind
+        || NEWRMA_ASSIST_SHARE_ACC == req.kind) {
         return serve_share(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);

@@ -15,7 +15,10 @@
 #include "osc_newrma_progress.h"
 
 enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET,
-       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET };
+       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET, NEWRMA_ASSIST_SHARE_ACC };
+
+/* What a process does with the bytes [off, off + len) of a shared operation. */
+typedef int (*osc_newrma_share_chunk_fn_t)(void *ctx, uint64_t off, uint64_t len);
 
 /* Could `count` elements of predefined `dt` to `target` go through the
  * mailbox at all?  (A window with a mailbox, not ourselves, payload fits.) */
@@ -67,6 +70,18 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
  * alone). */
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
+
+/* Origin side, large accumulates without result on the single-copy table
+ * (`bytes` of packed elements of predefined `dt` at `origin`, to `taddr`):
+ * the caller holds the accumulate stripes of the whole span, for both
+ * processes; each takes the next chunk until none are left -- the target
+ * reads the origin's elements and reduces them into its memory in place,
+ * the origin does its chunks with `fn` (read, combine, write back).  Same
+ * returns as osc_newrma_assist_share.  _fits: is it worth posting? */
+bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize);
+int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin,
+                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                       struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx);
 
 /* Target side, from opal_progress (osc_newrma_progress.c): refresh the
  * presence stamp if `now` (0: no clock reading this call), then apply a

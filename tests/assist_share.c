@@ -20,6 +20,8 @@
  * osc_newrma_shared_copy_bytes) in an operation after the first shared one,
  * else the test is not testing the path (or a shared copy left the mailbox
  * unusable).
+ * Phase 4 does the same for large accumulates, whose chunks a target inside
+ * MPI reduces in place (sums from every origin at once, checked exactly).
  * Phase 0 checks the threshold in use (left at its default, measured at the
  * first window: the cvar then reads the value chosen): a put one byte short
  * of it is never shared, puts of exactly it are (one of up to 16 tries).
@@ -256,6 +258,67 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
     }
 }
 
+/* Phase 4: large accumulates (int64 sums into rank 0's window at ACC_AT):
+ * shared with a target inside MPI, which reduces its chunks in place while
+ * the origin holds the span's stripes.  First origin 1 alone, until one was
+ * shared (up to 16; needed when sharing is expected), then every origin at
+ * once, 3 each (their spans overlap: each must apply whole, none lost,
+ * none twice).  Sums are exact, so any chunk lost, doubled or reduced
+ * twice shows in rank 0's check. */
+#define ACC_AT 64
+#define ACC_N ((BIG - ACC_AT) / 8)
+
+static int64_t acc_value(int origin, size_t i)
+{
+    return (int64_t) origin * 1000 + (int64_t) (i % 1013) - 500;
+}
+
+static void accumulate_large(test_win_t *tw, int size, test_pvar_t *pv, int share_expected, const char *flavor)
+{
+    int64_t *mine = malloc(ACC_N * sizeof(int64_t)), *window = (int64_t *) ((char *) tw->mem + ACC_AT);
+    MPI_Aint disp = test_disp(tw, 0, ACC_AT, 1);
+    int alone = 0, shared_alone = 0;
+
+    for (size_t i = 0 ; i < ACC_N ; ++i) mine[i] = acc_value(test_rank, i);
+    if (0 == test_rank) memset(window, 0, ACC_N * sizeof(int64_t));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (1 == test_rank) {
+        unsigned long long last = test_pvar_read(pv);
+        for (alone = 0 ; alone < 16 && (0 == alone || !shared_alone) ; ++alone) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+            MPI_OK(MPI_Accumulate(mine, ACC_N, MPI_INT64_T, 0, disp, ACC_N, MPI_INT64_T, MPI_SUM, tw->win));
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+            shared_alone = test_pvar_read(pv) > last;
+        }
+        CHECK(!share_expected || shared_alone, "%s: none of %d large accumulates was shared with the target", flavor,
+              alone);
+    }
+    MPI_Bcast(&alone, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    if (0 != test_rank) {
+        for (int r = 0 ; r < 3 ; ++r) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+            MPI_OK(MPI_Accumulate(mine, ACC_N, MPI_INT64_T, 0, disp, ACC_N, MPI_INT64_T, MPI_SUM, tw->win));
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        for (size_t i = 0 ; i < ACC_N ; ++i) {
+            int64_t want = alone * acc_value(1, i);
+            for (int o = 1 ; o < size ; ++o) want += 3 * acc_value(o, i);
+            if (window[i] != want) {
+                CHECK(0, "%s: accumulate: element %zu is %lld, expected %lld", flavor, i, (long long) window[i],
+                      (long long) want);
+                break;
+            }
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(mine);
+}
+
 static void run(int flavor, int size, int share_expected)
 {
     unsigned long long from;
@@ -283,6 +346,8 @@ static void run(int flavor, int size, int share_expected)
           "none after the first", name, count.shared, count.ops);
     if (0 == test_rank) printf("%s: %llu bytes copied by targets inside MPI, %d of %d operations shared\n", name,
                                shared, count.shared, count.ops);
+
+    accumulate_large(&tw, size, &pv, share_expected, name);
 
     MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
     for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
