@@ -428,16 +428,16 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
     return ret;
 }
 
-/* Under the stripes of the span: shared with a target inside MPI (it
- * reduces its chunks in place, one system call each against our two) when
- * there are no old values to bring back, else alone. */
+/* Under the stripes of the span: shared with a target inside MPI if it is
+ * large (the target reduces its chunks in place: one system call each
+ * against our two, two with old values to bring back), else alone. */
 static int acc_cma_span(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (NULL == a->result_dt && !is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize)) {
-        ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->remote, bytes, a->op,
-                                                 a->basic, acc_cma_range, range);
+    if (!is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
+        ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->old, range->remote,
+                                                 bytes, a->op, a->basic, acc_cma_range, range);
     }
     return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
 }

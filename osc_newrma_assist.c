@@ -98,6 +98,14 @@ typedef struct {
     volatile uint64_t failed;
 } assist_share_t;
 #define NEWRMA_SHARE_NONE UINT64_MAX
+/* A shared get_accumulate's payload: the same, and where the origin wants
+ * the old values (each process writes those of the chunks it takes).  Past
+ * the first hardware line: only where the mailbox holds it (a 128-byte
+ * cache line; not with 64). */
+typedef struct {
+    assist_share_t head;
+    uint64_t result_addr;
+} assist_share_result_t;
 /* Chunks are a fraction of the copy (share_policy_t), whole pages, at least
  * this much: a system call per chunk stays small against its copy, and the
  * last chunk one process waits for is short. */
@@ -601,12 +609,11 @@ static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
  * the request if the target never took it, or wait for the target's last
  * chunk; a chunk the target failed is done with `fn` too. */
 static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
-                     uint64_t origin_addr, size_t bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
+                     const assist_share_t *init, size_t init_bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     assist_share_t *share = (assist_share_t *) box->payload;
-    assist_share_t init = { .origin_addr = origin_addr, .bytes = bytes, .chunk = share_chunk(module, bytes),
-                            .next = 0, .failed = NEWRMA_SHARE_NONE };
+    uint64_t bytes = init->bytes, chunk = init->chunk;
     uint32_t mine, posted;
     uint64_t failed;
     size_t ours = 0;
@@ -618,12 +625,12 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_
      * withdrawal (a few line transfers against a copy of a megabyte or
      * more), and one that is just entering MPI -- its stamp not fresh yet --
      * still joins. */
-    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_claim_post(module, target, req, &init, sizeof(init), &mine)) {
+    if (OMPI_SUCCESS != ret || OMPI_SUCCESS != assist_claim_post(module, target, req, init, init_bytes, &mine)) {
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_WOULD_BLOCK;
     }
     /* no waiting for the target: we start at once, it joins when it sees
      * the request */
-    (void) share_take_chunks(share, bytes, init.chunk, fn, ctx, &ret, &ours);
+    (void) share_take_chunks(share, bytes, chunk, fn, ctx, &ret, &ours);
     /* every chunk is taken: a target that never joined is withdrawn from,
      * one that did is waited for (its last chunk at most) */
     posted = mine | NEWRMA_ASSIST_POSTED;
@@ -640,7 +647,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
     /* a chunk the target could not do: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
-        ret = fn(ctx, failed, share_chunk_len(bytes, failed, init.chunk));
+        ret = fn(ctx, failed, share_chunk_len(bytes, failed, chunk));
     }
     return ret;
 }
@@ -652,24 +659,33 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
                           .write = write };
     assist_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
                              .count = (uint32_t) module->rank, .addr = taddr };
+    assist_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
+                            .chunk = share_chunk(module, bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
 
-    return share_run(module, target, &req, (uint64_t) (uintptr_t) local, bytes, share_copy_chunk, &copy);
+    return share_run(module, target, &req, &init, sizeof(init), share_copy_chunk, &copy);
 }
 
-bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize)
+bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize,
+                                      bool with_result)
 {
     /* chunks are whole pages, so whole elements */
-    return bytes >= module->assist_share_bytes && 0 != esize && 0 == 4096 % esize;
+    return bytes >= module->assist_share_bytes && 0 != esize && 0 == 4096 % esize
+           && (!with_result || module->assist_max_bytes >= sizeof(assist_share_result_t));
 }
 
 int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin,
-                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                       void *result, uint64_t taddr, size_t bytes, struct ompi_op_t *op,
                                        struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
-    assist_request_t req = { .kind = NEWRMA_ASSIST_SHARE_ACC, .dt_id = (uint16_t) dt->id,
-                             .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank, .addr = taddr };
+    assist_request_t req = { .kind = NEWRMA_ASSIST_SHARE_ACC, .want_result = NULL != result,
+                             .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
+                             .count = (uint32_t) module->rank, .addr = taddr };
+    assist_share_result_t init = {
+        .head = { .origin_addr = (uint64_t) (uintptr_t) origin, .bytes = bytes, .chunk = share_chunk(module, bytes),
+                  .next = 0, .failed = NEWRMA_SHARE_NONE },
+        .result_addr = (uint64_t) (uintptr_t) result };
 
-    return share_run(module, target, &req, (uint64_t) (uintptr_t) origin, bytes, fn, ctx);
+    return share_run(module, target, &req, &init.head, NULL != result ? sizeof(init) : sizeof(init.head), fn, ctx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -678,10 +694,12 @@ int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int tar
 
 /* A shared accumulate's chunk at the target: the origin's elements, read a
  * buffer at a time, combined into our memory in place (the origin holds
- * the stripes of the whole span for us). */
+ * the stripes of the whole span for us); a get_accumulate's old values
+ * written to the origin's result buffer first. */
 typedef struct {
     pid_t pid;
     uint64_t origin_addr;
+    uint64_t result_addr;            /* 0: no old values wanted */
     char *mine;
     struct ompi_op_t *op;
     struct ompi_datatype_t *dt;
@@ -698,6 +716,9 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
         ret = osc_newrma_cma_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
+        if (OMPI_SUCCESS == ret && 0 != r->result_addr) {
+            ret = osc_newrma_cma_copy(r->pid, r->mine + at, r->result_addr + at, n, true);
+        }
         if (OMPI_SUCCESS == ret) {
             osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
         }
@@ -707,11 +728,14 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
 /* A shared accumulate's operation and type, checked (the request is a copy
  * read before it was taken). */
-static bool share_reduce_setup(const assist_request_t *req, uint64_t chunk, share_reduce_t *r)
+static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc_newrma_assist_box_t *box,
+                               const assist_request_t *req, uint64_t chunk, share_reduce_t *r)
 {
-    if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED || req->op_index < 0) {
+    if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED || req->op_index < 0
+        || (req->want_result && module->assist_serve_bytes < sizeof(assist_share_result_t))) {
         return false;
     }
+    r->result_addr = req->want_result ? ((const assist_share_result_t *) box->payload)->result_addr : 0;
     r->dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
     r->op = (struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index);
     r->esize = NULL != r->dt ? r->dt->super.size : 0;
@@ -739,7 +763,7 @@ static int serve_share(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
     /* nothing read above is trusted before the compare-and-swap (a stale
      * copy of a withdrawn request fails it), beyond staying in bounds */
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == chunk
-        || (is_acc && !share_reduce_setup(req, chunk, &reduce))) {
+        || (is_acc && !share_reduce_setup(module, box, req, chunk, &reduce))) {
         return 0;
     }
     /* a buffer before taking it: without one the origin does it alone */

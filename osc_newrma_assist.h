@@ -71,16 +71,18 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
 
-/* Origin side, large accumulates without result on the single-copy table
- * (`bytes` of packed elements of predefined `dt` at `origin`, to `taddr`):
- * the caller holds the accumulate stripes of the whole span, for both
- * processes; each takes the next chunk until none are left -- the target
- * reads the origin's elements and reduces them into its memory in place,
- * the origin does its chunks with `fn` (read, combine, write back).  Same
- * returns as osc_newrma_assist_share.  _fits: is it worth posting? */
-bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize);
+/* Origin side, large accumulates and get_accumulates on the single-copy
+ * table (`bytes` of packed elements of predefined `dt` at `origin`, to
+ * `taddr`; old values into `result` unless NULL): the caller holds the
+ * accumulate stripes of the whole span, for both processes; each takes the
+ * next chunk until none are left -- the target reads the origin's elements
+ * (writes its old ones to `result`) and reduces them into its memory in
+ * place, the origin does its chunks with `fn` (read, combine, write back).
+ * Same returns as osc_newrma_assist_share.  _fits: is it worth posting? */
+bool osc_newrma_assist_share_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize,
+                                      bool with_result);
 int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin,
-                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                       void *result, uint64_t taddr, size_t bytes, struct ompi_op_t *op,
                                        struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx);
 
 /* Target side, from opal_progress (osc_newrma_progress.c): refresh the

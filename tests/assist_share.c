@@ -20,8 +20,9 @@
  * osc_newrma_shared_copy_bytes) in an operation after the first shared one,
  * else the test is not testing the path (or a shared copy left the mailbox
  * unusable).
- * Phase 4 does the same for large accumulates, whose chunks a target inside
- * MPI reduces in place (sums from every origin at once, checked exactly).
+ * Phase 4 does the same for large accumulates and get_accumulates, whose
+ * chunks a target inside MPI reduces in place (sums from every origin at
+ * once, and old values, checked exactly).
  * Phase 0 checks the threshold in use (left at its default, measured at the
  * first window: the cvar then reads the value chosen): a put one byte short
  * of it is never shared, puts of exactly it are (one of up to 16 tries).
@@ -273,6 +274,60 @@ static int64_t acc_value(int origin, size_t i)
     return (int64_t) origin * 1000 + (int64_t) (i % 1013) - 500;
 }
 
+/* rank 0's window after origin 1 added its values `ones` times and every
+ * origin 3 times, then origin 1 `more` times */
+static int64_t acc_sum(size_t i, int ones, int more, int size)
+{
+    int64_t want = (ones + more) * acc_value(1, i);
+    for (int o = 1 ; o < size ; ++o) want += 3 * acc_value(o, i);
+    return want;
+}
+
+static void check_sums(const int64_t *window, int ones, int more, int size, const char *what, const char *flavor)
+{
+    for (size_t i = 0 ; i < ACC_N ; ++i) {
+        if (window[i] != acc_sum(i, ones, more, size)) {
+            CHECK(0, "%s: %s: element %zu is %lld, expected %lld", flavor, what, i, (long long) window[i],
+                  (long long) acc_sum(i, ones, more, size));
+            return;
+        }
+    }
+}
+
+/* Then origin 1 get_accumulates its values until one was shared (up to
+ * 16), each time checking the old values it got (the target writes those
+ * of its chunks into our result buffer); rank 0 checks the sums. */
+static void get_accumulate_large(test_win_t *tw, const int64_t *mine, int ones, int size, test_pvar_t *pv,
+                                 int share_expected, const char *flavor)
+{
+    MPI_Aint disp = test_disp(tw, 0, ACC_AT, 1);
+    int more = 0, shared = 0;
+
+    if (1 == test_rank) {
+        int64_t *old = malloc(ACC_N * sizeof(int64_t));
+        unsigned long long last = test_pvar_read(pv);
+        for (more = 0 ; more < 16 && (0 == more || !shared) ; ++more) {
+            memset(old, 0, ACC_N * sizeof(int64_t));
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+            MPI_OK(MPI_Get_accumulate(mine, ACC_N, MPI_INT64_T, old, ACC_N, MPI_INT64_T, 0, disp, ACC_N,
+                                      MPI_INT64_T, MPI_SUM, tw->win));
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+            shared = test_pvar_read(pv) > last;
+            check_sums(old, ones, more, size, "get_accumulate's old values", flavor);
+        }
+        CHECK(!share_expected || shared, "%s: none of %d large get_accumulates was shared with the target", flavor,
+              more);
+        free(old);
+    }
+    MPI_Bcast(&more, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        check_sums((const int64_t *) ((char *) tw->mem + ACC_AT), ones, more, size, "get_accumulate", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void accumulate_large(test_win_t *tw, int size, test_pvar_t *pv, int share_expected, const char *flavor)
 {
     int64_t *mine = malloc(ACC_N * sizeof(int64_t)), *window = (int64_t *) ((char *) tw->mem + ACC_AT);
@@ -304,18 +359,11 @@ static void accumulate_large(test_win_t *tw, int size, test_pvar_t *pv, int shar
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == test_rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
-        for (size_t i = 0 ; i < ACC_N ; ++i) {
-            int64_t want = alone * acc_value(1, i);
-            for (int o = 1 ; o < size ; ++o) want += 3 * acc_value(o, i);
-            if (window[i] != want) {
-                CHECK(0, "%s: accumulate: element %zu is %lld, expected %lld", flavor, i, (long long) window[i],
-                      (long long) want);
-                break;
-            }
-        }
+        check_sums(window, alone, 0, size, "accumulate", flavor);
         MPI_OK(MPI_Win_unlock(0, tw->win));
     }
     MPI_Barrier(MPI_COMM_WORLD);
+    get_accumulate_large(tw, mine, alone, size, pv, share_expected, flavor);
     free(mine);
 }
 
