@@ -121,7 +121,8 @@ struct ompi_osc_newrma_component_t {
     opal_free_list_t targets;    /* target elements (osc_newrma_target_t) */
 
     /* active-message path (osc_newrma_am_*.c) */
-    opal_mutex_t am_lock;        /* guards every piece of AM state */
+    opal_mutex_t am_lock;        /* guards every piece of AM state (and the one-time choice of
+                                  * the shared-copy policy, osc_newrma_assist.c) */
     opal_free_list_t ops;        /* global pool of operation elements */
     unsigned int targets_in_use; /* target elements taken from the global pool */
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */

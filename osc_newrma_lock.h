@@ -10,9 +10,9 @@
 
 struct ompi_osc_newrma_module_t;
 
-/* Take target's lock; blocks until granted.  Returns the queue node an
- * exclusive holder keeps (pass it back to release), -1 otherwise. */
-/* returns the holder's ticket, which the release needs back */
+/* Take target's lock; blocks until granted.  Returns the holder's ticket
+ * (an exclusive holder's queue node and whether it announced itself),
+ * which the release needs back. */
 int osc_newrma_lock_acquire(struct ompi_osc_newrma_module_t *module, int target, bool exclusive);
 void osc_newrma_lock_release(struct ompi_osc_newrma_module_t *module, int target, bool exclusive,
                              int ticket);
