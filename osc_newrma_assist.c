@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/datatype/ompi_datatype_internal.h"
@@ -146,6 +147,44 @@ typedef struct {
 #define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
 #define NEWRMA_SHARE_CPU_BOUND_SPEED 0.5
 
+/* The best of a few: the first calls fault the pages in, and a preemption
+ * only ever makes a copy slower. */
+#define NEWRMA_SHARE_PROBE_TRIES 5
+
+/* How fast a process_vm_readv of `bytes` (on ourselves) copies, as a
+ * fraction of memcpy's speed: about 1 where memory bandwidth bounds both,
+ * far below where the kernel's per-page work bounds the system call.  A
+ * negative value: not measured (no memory, or the call failed). */
+static double single_copy_speed(size_t bytes)
+{
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    uint64_t best_cma = UINT64_MAX, best_memcpy = UINT64_MAX;
+    double speed = -1.0;
+
+    if (NULL == src || NULL == dst) {
+        goto cleanup;
+    }
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    for (int i = 0 ; i < NEWRMA_SHARE_PROBE_TRIES ; ++i) {
+        uint64_t t0 = osc_newrma_assist_now(), t1, t2;
+        if (OMPI_SUCCESS != osc_newrma_cma_copy(getpid(), dst, (uint64_t) (uintptr_t) src, bytes, false)) {
+            goto cleanup;
+        }
+        t1 = osc_newrma_assist_now();
+        memcpy(dst, src, bytes);
+        __asm__ __volatile__("" : : "r"(dst) : "memory");   /* the copy is used */
+        t2 = osc_newrma_assist_now();
+        best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
+        best_memcpy = t2 - t1 < best_memcpy ? t2 - t1 : best_memcpy;
+    }
+    speed = 0 == best_cma ? 1.0 : (double) best_memcpy / (double) best_cma;
+cleanup:
+    free(src);
+    free(dst);
+    return speed;
+}
+
 /* osc_newrma_assist_share_bytes as set, or, left at its default, as this
  * machine's single-copy speed says (measured once per process: 0.1 ms). */
 static share_policy_t share_policy_choose(void)
@@ -159,14 +198,12 @@ static share_policy_t share_policy_choose(void)
         || MCA_BASE_VAR_SOURCE_DEFAULT != source) {
         return policy;
     }
-    speed = osc_newrma_cma_speed_vs_memcpy(NEWRMA_SHARE_PROBE_BYTES);
+    speed = single_copy_speed(NEWRMA_SHARE_PROBE_BYTES);
     if (speed >= 0.0 && speed < NEWRMA_SHARE_CPU_BOUND_SPEED) {
         policy = (share_policy_t) { .from_bytes = 2 * NEWRMA_SHARE_MIN_CHUNK, .parts = 4 };
     }
     NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts",
                    speed, policy.from_bytes, policy.parts);
-    /* what MPI_T and ompi_info --all read from now on: the value in use */
-    mca_osc_newrma_component.assist_share_bytes = policy.from_bytes;
     return policy;
 }
 
@@ -182,6 +219,8 @@ static share_policy_t share_policy(void)
         OPAL_THREAD_LOCK(&mca_osc_newrma_component.am_lock);
         if (!is_chosen) {
             chosen = policy;
+            /* what MPI_T and ompi_info --all read from now on: the value in use */
+            mca_osc_newrma_component.assist_share_bytes = policy.from_bytes;
             __atomic_store_n(&is_chosen, 1, __ATOMIC_RELEASE);
         }
         OPAL_THREAD_UNLOCK(&mca_osc_newrma_component.am_lock);

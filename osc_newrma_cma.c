@@ -11,9 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
-#include <stdlib.h>
 #include <sys/uio.h>
-#include <time.h>
 
 #include "ompi/constants.h"
 #include "mpi.h"
@@ -94,45 +92,4 @@ int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, boo
         return OMPI_SUCCESS;
     }
     return osc_newrma_cma_transfer(pid, &liov, 1, &riov, 1, write);
-}
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-
-    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
-/* The best of a few: the first calls fault the pages in, and a preemption
- * only ever makes a copy slower. */
-#define CMA_SPEED_TRIES 5
-
-double osc_newrma_cma_speed_vs_memcpy(size_t bytes)
-{
-    char *src = malloc(bytes), *dst = malloc(bytes);
-    double best_cma = 1e30, best_memcpy = 1e30, ratio = -1.0;
-
-    if (NULL == src || NULL == dst) {
-        goto cleanup;
-    }
-    memset(src, 1, bytes);
-    memset(dst, 2, bytes);
-    for (int i = 0 ; i < CMA_SPEED_TRIES ; ++i) {
-        double t0 = seconds_now(), t1, t2;
-        if (OMPI_SUCCESS != osc_newrma_cma_copy(getpid(), dst, (uint64_t) (uintptr_t) src, bytes, false)) {
-            goto cleanup;
-        }
-        t1 = seconds_now();
-        memcpy(dst, src, bytes);
-        __asm__ __volatile__("" : : "r"(dst) : "memory");   /* the copy is used */
-        t2 = seconds_now();
-        best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
-        best_memcpy = t2 - t1 < best_memcpy ? t2 - t1 : best_memcpy;
-    }
-    ratio = best_memcpy / best_cma;
-cleanup:
-    free(src);
-    free(dst);
-    return ratio;
 }

@@ -31,12 +31,6 @@ int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
 /* Convenience for one contiguous block each side. */
 int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write);
 
-/* How fast a process_vm_readv of `bytes` (on ourselves) copies, as a
- * fraction of memcpy's speed: about 1 where memory bandwidth bounds both,
- * far below where the kernel's per-page work bounds the system call.  A
- * negative value: not measured (no memory, or the call failed). */
-double osc_newrma_cma_speed_vs_memcpy(size_t bytes);
-
 END_C_DECLS
 
 #endif /* OSC_NEWRMA_CMA_H */
