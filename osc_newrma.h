@@ -166,6 +166,16 @@ typedef enum {
     NEWRMA_LOCK_GRANTED,
 } osc_newrma_lock_state_t;
 
+/* One passive-target lock a process holds on an on-node target: what
+ * unlock needs to give it back.  in_use false: the record is free. */
+typedef struct osc_newrma_lock_record_t {
+    bool in_use;
+    bool nocheck;                /* MPI_MODE_NOCHECK: no lock was taken */
+    bool exclusive;
+    int rank;
+    int ticket;                  /* osc_newrma_lock_acquire's, for the release */
+} osc_newrma_lock_record_t;
+
 /* A target element: what the origin knows about one target it is in a
  * per-target epoch with (design, "Data structures" (2)).  Kept in the
  * window's slot array; allocated from the component's free list. */
@@ -332,6 +342,9 @@ struct ompi_osc_newrma_module_t {
     bool fence_epoch_used;               /* an RMA call since the last fence */
     int lock_all_assert;
     unsigned int lock_count;             /* targets locked in PER_TARGET */
+    /* direct table: the lock on the first target of a per-target epoch is
+     * recorded here, not in a target element (osc_newrma_sync.c) */
+    osc_newrma_lock_record_t first_lock;
     unsigned int num_slots;
     opal_list_t *slots;                  /* target elements, rank % num_slots; NULL before the first */
     osc_newrma_target_t *spare_target;   /* the last element removed, kept for the next (NULL: none) */

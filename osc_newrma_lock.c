@@ -407,24 +407,27 @@ static inline void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_loc
     }
 }
 
-int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool exclusive)
+/* A reader that found a writer active or waiting (the count try_read
+ * added is still in): wait on a queue node if there is one free. */
+static __opal_attribute_noinline__ void read_lock_contended(ompi_osc_newrma_module_t *module,
+                                                             osc_newrma_lock_word_t *lock)
 {
-    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
-    int64_t mode = lock_mode_read(module);
-    int me;
+    int me = qnode_take(module);
 
-    if (!exclusive) {
-        if (!try_read(lock)) {        /* uncontended: no node */
-            me = qnode_take(module);
-            start_read(module, lock, me);
-            if (me >= 0) {
-                qnode_give(module, me);   /* readers need no node while they hold */
-            }
-        }
-        return 0;
+    start_read(module, lock, me);
+    if (me >= 0) {
+        qnode_give(module, me);   /* readers need no node while they hold */
     }
+}
+
+/* A writer's lock on a window where exclusive lockers announce
+ * themselves, or on a lock that was taken. */
+static __opal_attribute_noinline__ int write_lock_slow(ompi_osc_newrma_module_t *module,
+                                                        osc_newrma_lock_word_t *lock)
+{
     for (;;) {
-        if (LOCK_MODE_QUIET != mode) {
+        int me;
+        if (LOCK_MODE_QUIET != lock_mode_read(module)) {
             /* (not waiting for a switch to end: this process may hold
              * unannounced locks the switch waits for) */
             exclusive_announce(module);
@@ -434,26 +437,69 @@ int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, int target, bool e
         }
         me = write_lock(module, lock);
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        mode = lock_mode_read(module);
-        if (LOCK_MODE_QUIET == mode) {
+        if (LOCK_MODE_QUIET == lock_mode_read(module)) {
             return me + 1;
         }
         write_unlock(module, lock, me);   /* the first lock_all may not see us */
     }
 }
 
-void osc_newrma_lock_release(ompi_osc_newrma_module_t *module, int target, bool exclusive, int ticket)
+/* The uncontended cases (a free lock, a quiet window for a writer) stay in
+ * line. */
+static inline int lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, bool exclusive)
 {
-    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
-
     if (!exclusive) {
-        end_read(module, lock);
-        return;
+        if (OPAL_UNLIKELY(!try_read(lock))) {
+            read_lock_contended(module, lock);
+        }
+        return 0;
     }
+    if (OPAL_LIKELY(LOCK_MODE_QUIET == lock_mode_read(module) && try_write_unqueued(lock))) {
+        osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
+        if (OPAL_LIKELY(LOCK_MODE_QUIET == lock_mode_read(module))) {
+            return 0;                /* no queue node, not announced */
+        }
+        end_write_unqueued(module, lock);   /* the first lock_all may not see us */
+    }
+    return write_lock_slow(module, lock);
+}
+
+int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, osc_newrma_lock_record_t *held)
+{
+    if (held->nocheck) {
+        opal_atomic_mb();
+        held->ticket = 0;
+    } else {
+        held->ticket = lock_ticket(module, osc_newrma_shm_lock(&module->shm, held->rank), held->exclusive);
+    }
+    return OMPI_SUCCESS;
+}
+
+/* A release that may hand the lock over or ends an announced lock. */
+static __opal_attribute_noinline__ void lock_release_slow(ompi_osc_newrma_module_t *module,
+                                                           osc_newrma_lock_word_t *lock, int ticket)
+{
     write_unlock(module, lock, (ticket & ~TICKET_ANNOUNCED) - 1);
     if (ticket & TICKET_ANNOUNCED) {
         (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), -1);
     }
+}
+
+/* Operations are complete when they return: the release orders them. */
+int osc_newrma_lock_release(ompi_osc_newrma_module_t *module, const osc_newrma_lock_record_t *held)
+{
+    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, held->rank);
+
+    if (held->nocheck) {
+        opal_atomic_mb();
+    } else if (!held->exclusive) {
+        end_read(module, lock);
+    } else if (OPAL_LIKELY(0 == held->ticket)) {
+        end_write_unqueued(module, lock);    /* no queue node, not announced */
+    } else {
+        lock_release_slow(module, lock, held->ticket);
+    }
+    return OMPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */

@@ -10,12 +10,12 @@
 
 struct ompi_osc_newrma_module_t;
 
-/* Take target's lock; blocks until granted.  Returns the holder's ticket
- * (an exclusive holder's queue node and whether it announced itself),
- * which the release needs back. */
-int osc_newrma_lock_acquire(struct ompi_osc_newrma_module_t *module, int target, bool exclusive);
-void osc_newrma_lock_release(struct ompi_osc_newrma_module_t *module, int target, bool exclusive,
-                             int ticket);
+/* Take the lock `held` describes (rank, exclusive; NOCHECK takes none and
+ * only orders memory); blocks until granted.  Sets held->ticket (an
+ * exclusive holder's queue node and whether it announced itself), which
+ * the release needs back.  Both return OMPI_SUCCESS. */
+int osc_newrma_lock_acquire(struct ompi_osc_newrma_module_t *module, struct osc_newrma_lock_record_t *held);
+int osc_newrma_lock_release(struct ompi_osc_newrma_module_t *module, const struct osc_newrma_lock_record_t *held);
 
 /* Shared access to every rank at once, O(1). */
 void osc_newrma_lock_all_acquire(struct ompi_osc_newrma_module_t *module);

@@ -57,6 +57,24 @@ void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
 /* Access check (the part of RMA_OP that is about epochs)              */
 /* ------------------------------------------------------------------ */
 
+static bool first_lock_is(const ompi_osc_newrma_module_t *module, int target)
+{
+    return module->first_lock.in_use && module->first_lock.rank == target;
+}
+
+/* The element of a lock held beside the first one, or NULL. */
+static osc_newrma_target_t *other_lock_find(ompi_osc_newrma_module_t *module, int target)
+{
+    return module->lock_count > (unsigned int) module->first_lock.in_use
+        ? osc_newrma_target_find(module, target) : NULL;
+}
+
+/* In a per-target epoch: does this process hold a lock on target? */
+static bool holds_lock(ompi_osc_newrma_module_t *module, int target)
+{
+    return first_lock_is(module, target) || NULL != other_lock_find(module, target);
+}
+
 static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
 {
     /* the start group, as sorted communicator ranks: O(log group) */
@@ -85,7 +103,7 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
         module->fence_epoch_used = true;
         return OMPI_SUCCESS;
     case NEWRMA_WIN_PER_TARGET:
-        return NULL != osc_newrma_target_find(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+        return holds_lock(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
     case NEWRMA_WIN_PSCW_GRANTED:
         return pscw_group_has(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
     default:
@@ -334,62 +352,112 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 /* LOCK / UNLOCK                                                       */
 /* ------------------------------------------------------------------ */
 
-int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_t *win)
+/* (Field by field: a compound literal is built on the stack in byte
+ * stores and copied with wide loads, which stall store forwarding and
+ * made the whole lock/unlock pair 80 % slower.) */
+static void lock_record_set(osc_newrma_lock_record_t *held, int lock_type, int target, int assert)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_target_t *element;
+    held->in_use = true;
+    held->nocheck = 0 != (assert & MPI_MODE_NOCHECK);
+    held->exclusive = MPI_LOCK_EXCLUSIVE == lock_type;
+    held->rank = target;
+}
 
-    if (module->no_locks) {
-        return MPI_ERR_RMA_SYNC;      /* the user promised not to lock */
-    }
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_PER_TARGET != module->state) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    if (NULL != osc_newrma_target_find(module, target)) {
-        return MPI_ERR_RMA_SYNC;      /* a second lock on the same target */
-    }
-    element = osc_newrma_target_add(module, target);
+/* A lock beside the first: recorded in a target element, as the design's
+ * per-target epoch has it.  The first lock of an epoch (almost every
+ * program's only one) lives in the module: no element to take, reset,
+ * link and give back on the path of every lock/unlock pair. */
+static __opal_attribute_noinline__ int lock_other(ompi_osc_newrma_module_t *module, int lock_type, int target,
+                                                  int assert)
+{
+    osc_newrma_lock_record_t held;
+    osc_newrma_target_t *element = osc_newrma_target_add(module, target);
+
     if (NULL == element) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    lock_record_set(&held, lock_type, target, assert);
+    (void) osc_newrma_lock_acquire(module, &held);
     element->lock_type = lock_type;
     element->lock_assert = assert & MPI_MODE_NOCHECK;
-    element->lock_state = NEWRMA_LOCK_ISSUED;
-
-    /* an on-node target: take the lock in the segment, no message
-     * (MEM_SYNC after the grant, inside) */
-    if (!element->lock_assert) {
-        element->lock_ticket = osc_newrma_lock_acquire(module, target, MPI_LOCK_EXCLUSIVE == lock_type);
-    } else {
-        opal_atomic_mb();
-    }
+    element->lock_ticket = held.ticket;
     element->lock_state = NEWRMA_LOCK_GRANTED;
     module->lock_count++;
-    module->state = NEWRMA_WIN_PER_TARGET;
     return OMPI_SUCCESS;
+}
+
+/* The first lock of an epoch, recorded in the module; the lock itself is
+ * taken in the segment, no message (MEM_SYNC after the grant, inside). */
+static int lock_first(ompi_osc_newrma_module_t *module, int lock_type, int target, int assert)
+{
+    lock_record_set(&module->first_lock, lock_type, target, assert);
+    module->lock_count++;
+    module->state = NEWRMA_WIN_PER_TARGET;
+    return osc_newrma_lock_acquire(module, &module->first_lock);
+}
+
+/* A lock while the window is not idle: after a fence that opened no epoch,
+ * or beside locks already held (out of line: the idle case stays short). */
+static __opal_attribute_noinline__ int lock_not_idle(ompi_osc_newrma_module_t *module, int lock_type,
+                                                     int target, int assert)
+{
+    osc_newrma_close_unused_fence_epoch(module);
+    if (NEWRMA_WIN_NONE == module->state) {
+        return lock_first(module, lock_type, target, assert);
+    }
+    if (NEWRMA_WIN_PER_TARGET != module->state || holds_lock(module, target)) {
+        return MPI_ERR_RMA_SYNC;      /* another epoch, or a second lock on the same target */
+    }
+    return module->first_lock.in_use ? lock_other(module, lock_type, target, assert)
+                                     : lock_first(module, lock_type, target, assert);
+}
+
+int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_t *win)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
+    if (OPAL_UNLIKELY(module->no_locks)) {
+        return MPI_ERR_RMA_SYNC;      /* the user promised not to lock */
+    }
+    if (OPAL_UNLIKELY(NEWRMA_WIN_NONE != module->state)) {
+        return lock_not_idle(module, lock_type, target, assert);
+    }
+    return lock_first(module, lock_type, target, assert);
+}
+
+/* Unlock a target other than the first lock's, or none. */
+static __opal_attribute_noinline__ int unlock_other(ompi_osc_newrma_module_t *module, int target)
+{
+    osc_newrma_target_t *element = other_lock_find(module, target);
+    osc_newrma_lock_record_t held;
+
+    if (NULL == element) {
+        return MPI_ERR_RMA_SYNC;      /* unlock without lock */
+    }
+    lock_record_set(&held, element->lock_type, target, element->lock_assert);
+    held.ticket = element->lock_ticket;
+    osc_newrma_target_remove(module, element);
+    if (0 == --module->lock_count) {
+        module->state = NEWRMA_WIN_NONE;
+    }
+    return osc_newrma_lock_release(module, &held);
 }
 
 int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_target_t *element;
 
-    if (NEWRMA_WIN_PER_TARGET != module->state
-        || NULL == (element = osc_newrma_target_find(module, target))) {
+    if (OPAL_UNLIKELY(NEWRMA_WIN_PER_TARGET != module->state)) {
         return MPI_ERR_RMA_SYNC;      /* unlock without lock */
     }
-    /* operations are complete when they return; release orders them */
-    if (!element->lock_assert) {
-        osc_newrma_lock_release(module, target, MPI_LOCK_EXCLUSIVE == element->lock_type, element->lock_ticket);
-    } else {
-        opal_atomic_mb();
+    if (OPAL_UNLIKELY(!first_lock_is(module, target))) {
+        return unlock_other(module, target);
     }
-    osc_newrma_target_remove(module, element);
+    module->first_lock.in_use = false;
     if (0 == --module->lock_count) {
         module->state = NEWRMA_WIN_NONE;
     }
-    return OMPI_SUCCESS;
+    return osc_newrma_lock_release(module, &module->first_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -442,7 +510,7 @@ int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
 
     if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED
-        && (NEWRMA_WIN_PER_TARGET != module->state || NULL == osc_newrma_target_find(module, target))) {
+        && (NEWRMA_WIN_PER_TARGET != module->state || !holds_lock(module, target))) {
         return MPI_ERR_RMA_SYNC;
     }
     opal_atomic_mb();     /* MEM_SYNC: our operations are visible before any later PROC_SYNC */

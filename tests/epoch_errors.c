@@ -231,6 +231,59 @@ static void second_lock(int flavor)
     test_win_free(&tw);
 }
 
+/* Locks released out of order: lock A, lock B, unlock A, lock C (newrma
+ * keeps an epoch's first lock apart from the others; C takes the place A
+ * left).  A is refused everywhere once unlocked, B and C are not, a lock
+ * again on B or C is refused; data put under B and C arrives exactly.
+ * Shared locks only (every rank runs the same sequence); C with NOCHECK.
+ * With two processes C is A again. */
+#define SLOT_SEQ_C 2
+static void locks_released_out_of_order(int flavor)
+{
+    test_win_t tw;
+    int64_t out = value(rank, 6), none = -1;
+    int a = rank, b = right, c = size >= 3 ? left : rank, c_writer = size >= 3 ? right : rank;
+    const char *fl = flavor_names[flavor];
+
+    if (size < 2) return;
+    open_window(&tw, flavor, MPI_INFO_NULL);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, a, 0, tw.win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, b, 0, tw.win));
+    MPI_OK(MPI_Win_unlock(a, tw.win));
+    if (a != b && a != c) {
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC,
+                       MPI_Put(&none, 1, MPI_INT64_T, a, disp(&tw, a, SLOT_PROOF), 1, MPI_INT64_T, tw.win));
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_flush(a, tw.win));
+    }
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_unlock(a, tw.win));
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, b, 0, tw.win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, c, MPI_MODE_NOCHECK, tw.win));
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPI_Win_lock(MPI_LOCK_SHARED, c, 0, tw.win));
+    MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, b, disp(&tw, b, SLOT_SEQ), 1, MPI_INT64_T, tw.win));
+    MPI_OK(MPI_Put(&out, 1, MPI_INT64_T, c, disp(&tw, c, SLOT_SEQ_C), 1, MPI_INT64_T, tw.win));
+    MPI_OK(MPI_Win_flush(b, tw.win));
+    MPI_OK(MPI_Win_flush(c, tw.win));
+    MPI_OK(MPI_Win_unlock(c, tw.win));
+    if (b != c) {
+        MPI_FAILS_WITH(MPI_ERR_RMA_SYNC,
+                       MPI_Put(&none, 1, MPI_INT64_T, c, disp(&tw, c, SLOT_PROOF), 1, MPI_INT64_T, tw.win));
+    }
+    MPI_OK(MPI_Win_unlock(b, tw.win));
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC,
+                   MPI_Put(&none, 1, MPI_INT64_T, b, disp(&tw, b, SLOT_PROOF), 1, MPI_INT64_T, tw.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    int64_t seen_b = read_own(&tw, SLOT_SEQ), seen_c = read_own(&tw, SLOT_SEQ_C);
+    int64_t seen_proof = read_own(&tw, SLOT_PROOF);
+    CHECK(seen_b == value(left, 6), "%s: put under the second lock delivered %lld, expected %lld", fl,
+          (long long) seen_b, (long long) value(left, 6));
+    CHECK(seen_c == value(c_writer, 6), "%s: put under the reused first lock delivered %lld, expected %lld", fl,
+          (long long) seen_c, (long long) value(c_writer, 6));
+    CHECK(seen_proof == 0, "%s: a refused put wrote %lld", fl, (long long) seen_proof);
+    MPI_Barrier(MPI_COMM_WORLD);
+    prove_usable(&tw, 6, "locks released out of order");
+    test_win_free(&tw);
+}
+
 /* fence(0), an RMA call, then lock / lock_all / start: refused; the fence
  * epoch goes on and its data arrives.  A fence followed by no RMA call opens
  * no epoch, so lock after it is legal. */
@@ -633,6 +686,7 @@ int main(int argc, char **argv)
         rma_to_target_outside_epoch(flavor);
         unlock_without_lock(flavor);
         second_lock(flavor);
+        locks_released_out_of_order(flavor);
         sync_inside_open_epochs(flavor);
         lock_in_used_fence_epoch(flavor);
         pscw_without_opening(flavor);
