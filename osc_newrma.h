@@ -172,6 +172,10 @@ typedef struct osc_newrma_lock_record_t {
     bool in_use;
     bool nocheck;                /* MPI_MODE_NOCHECK: no lock was taken */
     bool exclusive;
+    /* exclusive, and no other thread of this process can issue operations
+     * (no MPI_THREAD_MULTIPLE): nobody else reaches the target's window by
+     * RMA, so accumulates there need no stripe lock (osc_newrma_alone_at) */
+    bool alone;
     int rank;
     int ticket;                  /* osc_newrma_lock_acquire's, for the release */
 } osc_newrma_lock_record_t;
@@ -448,6 +452,16 @@ int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
 int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module);
+
+/* Does this process alone reach target's window by RMA now (an exclusive
+ * lock, see osc_newrma_lock_record_t.alone)?  MPI makes accumulates atomic
+ * only against other accumulates, and under an exclusive lock there are
+ * none from anyone else.  (Only the epoch's first lock is looked at: the
+ * lock almost every program holds alone.) */
+static inline bool osc_newrma_alone_at(const ompi_osc_newrma_module_t *module, int target)
+{
+    return module->first_lock.alone && module->first_lock.rank == target;
+}
 
 /* Is an RMA call to `target` legal in the current epoch?  The one check
  * every operation makes (hot path: one compare in fence/lock_all epochs). */

@@ -133,10 +133,15 @@ static inline void acc_span(const ompi_osc_newrma_module_t *module, acc_locks_t 
 }
 
 /* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
- * window.  Inline for the common case of one stripe. */
+ * window (none while this process alone reaches it).  Inline for the common
+ * case of one stripe. */
 static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
                             size_t span)
 {
+    if (OPAL_UNLIKELY(osc_newrma_alone_at(module, rank))) {
+        locks->count = 0;             /* and acc_unlock releases none */
+        return;
+    }
     acc_span(module, locks, rank, offset, span);
     if (OPAL_LIKELY(1 == locks->count)) {
         stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));

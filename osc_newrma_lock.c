@@ -448,15 +448,17 @@ static __opal_attribute_noinline__ int write_lock_slow(ompi_osc_newrma_module_t 
  * line. */
 static inline int lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, bool exclusive)
 {
+    volatile int64_t *mode = lock_mode(module);   /* once: each atomic makes module's fields be read again */
+
     if (!exclusive) {
         if (OPAL_UNLIKELY(!try_read(lock))) {
             read_lock_contended(module, lock);
         }
         return 0;
     }
-    if (OPAL_LIKELY(LOCK_MODE_QUIET == lock_mode_read(module) && try_write_unqueued(lock))) {
+    if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE) && try_write_unqueued(lock))) {
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        if (OPAL_LIKELY(LOCK_MODE_QUIET == lock_mode_read(module))) {
+        if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE))) {
             return 0;                /* no queue node, not announced */
         }
         end_write_unqueued(module, lock);   /* the first lock_all may not see us */

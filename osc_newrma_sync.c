@@ -360,6 +360,7 @@ static void lock_record_set(osc_newrma_lock_record_t *held, int lock_type, int t
     held->in_use = true;
     held->nocheck = 0 != (assert & MPI_MODE_NOCHECK);
     held->exclusive = MPI_LOCK_EXCLUSIVE == lock_type;
+    held->alone = held->exclusive && !ompi_mpi_thread_multiple;
     held->rank = target;
 }
 
@@ -453,7 +454,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     if (OPAL_UNLIKELY(!first_lock_is(module, target))) {
         return unlock_other(module, target);
     }
-    module->first_lock.in_use = false;
+    module->first_lock.in_use = module->first_lock.alone = false;
     if (0 == --module->lock_count) {
         module->state = NEWRMA_WIN_NONE;
     }

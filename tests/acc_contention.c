@@ -23,7 +23,8 @@
  * Totals are exact.  Then the last case alone, MIX_ITER times.  Then two ranks accumulate into disjoint halves of a
  * large double array of the last rank at the same time (whole halves and
  * small chunks: different accumulate lock stripes), while the others read
- * it with get_accumulate(MPI_NO_OP); totals exact.
+ * it with get_accumulate(MPI_NO_OP); totals exact.  And exclusive-lock
+ * epochs against lock_all epochs on the same counters (exclusive_vs_lock_all).
  */
 #include "common.h"
 
@@ -309,6 +310,68 @@ static void mixed(int flavor)
     test_win_free(&tw);
 }
 
+/* Exclusive-lock epochs (newrma takes no accumulate stripe under them: no
+ * other process may access the target) against lock_all epochs (which
+ * take the stripes) on the same counters of rank 0, alternating per
+ * iteration and per rank: the exclusive lock alone must keep them apart.
+ * A one-element fetch_and_op (its fetched values together are exactly
+ * 0 .. size*EXCL_ITER-1), a 64-element MPI_SUM and a compare_and_swap
+ * increment (retried until it lands). */
+#define EXCL_ITER 300
+static void exclusive_vs_lock_all(int flavor)
+{
+    const char *fl = flavor_names[flavor];
+    const int T = 0;
+    test_win_t tw;
+    int64_t one = 1, ones[NE], fetched[EXCL_ITER], *all = NULL;
+
+    test_win_create(&tw, flavor, (2 + NE) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
+    for (int e = 0; e < NE; ++e) ones[e] = 1;
+    for (int i = 0; i < EXCL_ITER; ++i) {
+        int exclusive = (i + rank) % 2;
+        int64_t seen = 0, old = -1;
+        if (exclusive) MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, T, 0, tw.win));
+        else MPI_OK(MPI_Win_lock_all(0, tw.win));
+        MPI_OK(MPI_Fetch_and_op(&one, &fetched[i], MPI_INT64_T, T, test_disp(&tw, T, 0, 8), MPI_SUM, tw.win));
+        MPI_OK(MPI_Accumulate(ones, NE, MPI_INT64_T, T, test_disp(&tw, T, 2, 8), NE, MPI_INT64_T, MPI_SUM, tw.win));
+        for (int tries = 0; old != seen && tries < 1000000; ++tries) {
+            int64_t want;
+            MPI_OK(MPI_Fetch_and_op(NULL, &seen, MPI_INT64_T, T, test_disp(&tw, T, 1, 8), MPI_NO_OP, tw.win));
+            MPI_OK(MPI_Win_flush(T, tw.win));
+            want = seen + 1;
+            MPI_OK(MPI_Compare_and_swap(&want, &seen, &old, MPI_INT64_T, T, test_disp(&tw, T, 1, 8), tw.win));
+            MPI_OK(MPI_Win_flush(T, tw.win));
+        }
+        CHECK(old == seen, "%s: compare_and_swap increment never landed", fl);
+        if (exclusive) MPI_OK(MPI_Win_unlock(T, tw.win));
+        else MPI_OK(MPI_Win_unlock_all(tw.win));
+    }
+    if (T == rank) all = malloc(sizeof(int64_t) * EXCL_ITER * size);
+    MPI_Gather(fetched, EXCL_ITER, MPI_INT64_T, all, EXCL_ITER, MPI_INT64_T, T, MPI_COMM_WORLD);
+    if (T == rank) {
+        int64_t n = (int64_t) EXCL_ITER * size, *m = tw.mem;
+        char *hit = calloc((size_t) n, 1);
+        int bad = 0;
+        for (int64_t k = 0; k < n; ++k) {
+            if (all[k] < 0 || all[k] >= n || hit[all[k]]) ++bad;
+            else hit[all[k]] = 1;
+        }
+        CHECK(0 == bad, "%s: %d fetch_and_op values out of range or fetched twice", fl, bad);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
+        CHECK(m[0] == n, "%s: fetch_and_op counter %lld, expected %lld", fl, (long long) m[0], (long long) n);
+        CHECK(m[1] == n, "%s: compare_and_swap counter %lld, expected %lld", fl, (long long) m[1], (long long) n);
+        for (int e = 0; e < NE; ++e)
+            CHECK(m[2 + e] == n, "%s: accumulated element %d is %lld, expected %lld", fl, e, (long long) m[2 + e],
+                  (long long) n);
+        MPI_OK(MPI_Win_unlock(rank, tw.win));
+        free(hit);
+        free(all);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    test_win_free(&tw);
+}
+
 /* Two ranks, disjoint halves of one large array, at the same time. */
 static void stripes(int flavor)
 {
@@ -387,6 +450,7 @@ int main(int argc, char **argv)
         hammer(flavor, 0);
         hammer(flavor, 1);
         mixed(flavor);
+        exclusive_vs_lock_all(flavor);
         stripes(flavor);
     }
     return test_finalize("acc_contention");

@@ -12,6 +12,8 @@
  * previous epoch put) concurrently, the main thread fences again.  (Open
  * MPI 4.1.4's osc/ucx fails this phase at 4 ranks: MPI_ERR_OTHER from
  * MPI_Put; osc/sm + osc/ucx pass the rest.)
+ * Last, every thread of a process accumulates under one exclusive lock the
+ * main thread holds (exclusive_phase).
  * newrma-test: np=1,2,3,4
  */
 #include <pthread.h>
@@ -103,6 +105,50 @@ static void *fence_worker(void *arg)
     return NULL;
 }
 
+/* One exclusive lock, held by the main thread, shared by every thread of
+ * the process: their fetch_and_ops and accumulates on one target must still
+ * be atomic with each other (an exclusive lock keeps other processes out,
+ * not this process's other threads). */
+#define EXCL_ITERS 2000
+static int excl_target;
+
+static void *exclusive_worker(void *arg)
+{
+    int64_t one = 1, prev;
+    (void) arg;
+    for (int it = 0; it < EXCL_ITERS; ++it) {
+        MPI_OK(MPI_Fetch_and_op(&one, &prev, MPI_INT64_T, excl_target, test_disp(&shared_win, excl_target, 0, 8),
+                                MPI_SUM, shared_win.win));
+        MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, excl_target, test_disp(&shared_win, excl_target, 1, 8), 1,
+                              MPI_INT64_T, MPI_SUM, shared_win.win));
+    }
+    return NULL;
+}
+
+static void exclusive_phase(const char *flavor)
+{
+    pthread_t th[THREADS];
+    int64_t before[2], *m = shared_win.mem;
+
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, shared_win.win));
+    before[0] = m[0];
+    before[1] = m[1];
+    MPI_OK(MPI_Win_unlock(rank, shared_win.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    excl_target = (rank + 1) % size;   /* every rank locks a different target */
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, excl_target, 0, shared_win.win));
+    for (int t = 0; t < THREADS; ++t) pthread_create(&th[t], NULL, exclusive_worker, NULL);
+    for (int t = 0; t < THREADS; ++t) pthread_join(th[t], NULL);
+    MPI_OK(MPI_Win_unlock(excl_target, shared_win.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, shared_win.win));
+    for (int i = 0; i < 2; ++i)
+        CHECK(m[i] - before[i] == THREADS * EXCL_ITERS, "%s: counter %d under one exclusive lock grew by %lld, "
+              "expected %d", flavor, i, (long long) (m[i] - before[i]), THREADS * EXCL_ITERS);
+    MPI_OK(MPI_Win_unlock(rank, shared_win.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Counter [0] of every rank: `before` plus one per (origin, thread, round)
  * that chose it. */
 static void fence_phase(const char *flavor, int64_t before)
@@ -169,6 +215,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Win_unlock(rank, shared_win.win));
         MPI_Barrier(MPI_COMM_WORLD);
         fence_phase(flavor_names[flavor], counted);
+        exclusive_phase(flavor_names[flavor]);
         for (int t = 0; t < THREADS; ++t) {
             int64_t *c = own_win[t].mem;
             MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, own_win[t].win));
