@@ -180,15 +180,26 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
         memcpy((target), &t_, sizeof(t_));          \
     } while (0)
 
-/* One MPI_SUM element of the commonest types -- 8- and 4-byte integers
- * (counters, the fetch_and_op of every work queue) and doubles -- added in
- * line: ompi_op_reduce's table lookups and indirect call were a tenth of a
- * whole fetch_and_op on an allocate window (0.0276 -> 0.0254 us,
- * docs/results/ab-sum-inline-2026-11-25.txt).  Integers add as unsigned (wrapping,
- * as Open MPI's own loops do in practice), the same bits signed or not. */
-static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin)
+/* Up to NEWRMA_SUM_INLINE elements of MPI_SUM on the commonest types -- 8-
+ * and 4-byte integers (counters, the fetch_and_op of every work queue,
+ * histograms) and doubles -- added in line: ompi_op_reduce's checks, table
+ * lookup and indirect call were a tenth of a whole fetch_and_op on an
+ * allocate window (0.0276 -> 0.0254 us, docs/results/ab-sum-inline-2026-11-25.txt)
+ * and a third of an 8-element accumulate's own instructions.  Longer runs
+ * go to Open MPI's vectorized loops.  Integers add as unsigned (wrapping, as
+ * Open MPI's own loops do in practice), the same bits signed or not. */
+#define NEWRMA_SUM_INLINE 8
+#define ADD_ELEMENTS_IN_PLACE(type, target, origin, n)                                  \
+    do {                                                                                \
+        for (size_t i_ = 0 ; i_ < (n) ; ++i_) {                                         \
+            ADD_IN_PLACE(type, (target) + i_ * sizeof(type), (const char *) (origin) + i_ * sizeof(type)); \
+        }                                                                               \
+    } while (0)
+
+static inline bool sum_inline(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
+                              size_t n)
 {
-    if (&ompi_mpi_op_sum.op != op) {
+    if (&ompi_mpi_op_sum.op != op || n > NEWRMA_SUM_INLINE) {
         return false;
     }
     switch (dt->id) {
@@ -197,13 +208,13 @@ static inline bool sum_one_inline(struct ompi_op_t *op, struct ompi_datatype_t *
         if (sizeof(uint64_t) != dt->super.size) {   /* a 4-byte long */
             return false;
         }
-        ADD_IN_PLACE(uint64_t, target, origin);
+        ADD_ELEMENTS_IN_PLACE(uint64_t, target, origin, n);
         return true;
     case OMPI_DATATYPE_MPI_INT32_T: case OMPI_DATATYPE_MPI_UINT32_T:
-        ADD_IN_PLACE(uint32_t, target, origin);
+        ADD_ELEMENTS_IN_PLACE(uint32_t, target, origin, n);
         return true;
     case OMPI_DATATYPE_MPI_DOUBLE:
-        ADD_IN_PLACE(double, target, origin);
+        ADD_ELEMENTS_IN_PLACE(double, target, origin, n);
         return true;
     default:
         return false;
@@ -221,7 +232,7 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
     }
     if (&ompi_mpi_op_replace.op == op) {
         osc_newrma_copy_bytes(target, origin, n * esize);
-    } else if (&ompi_mpi_op_no_op.op != op && !(1 == n && sum_one_inline(op, dt, target, origin))) {
+    } else if (&ompi_mpi_op_no_op.op != op && !sum_inline(op, dt, target, origin, n)) {
         ompi_op_reduce(op, (void *) origin, target, n, dt);
     }
 }
