@@ -638,21 +638,28 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
  * MPI_NO_OP), target and result (if any) are `count` elements of one
  * predefined type packed at its size, so all three are element arrays and
  * nothing can mismatch. */
-static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_count,
-                                 struct ompi_datatype_t *result_dt, int result_count, int count,
-                                 struct ompi_datatype_t *dt, struct ompi_op_t *op)
+/* `count` elements of a predefined `dt` are one element array: packed at
+ * the type's size (not a pair type with padding, nor a bound marker). */
+static inline bool is_packed_predefined(struct ompi_datatype_t *dt)
 {
     size_t size;
     ptrdiff_t lb, extent;
 
-    if (count <= 0 || !ompi_datatype_is_predefined(dt)
-        || (NULL != result_dt && (result_dt != dt || result_count != count))
-        || (&ompi_mpi_op_no_op.op != op && (origin_dt != dt || origin_count != count))) {
+    if (!ompi_datatype_is_predefined(dt)) {
         return false;
     }
     ompi_datatype_type_size(dt, &size);
     ompi_datatype_get_extent(dt, &lb, &extent);
     return 0 != size && 0 == lb && (ptrdiff_t) size == extent;
+}
+
+static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_count,
+                                 struct ompi_datatype_t *result_dt, int result_count, int count,
+                                 struct ompi_datatype_t *dt, struct ompi_op_t *op)
+{
+    return count > 0 && (NULL == result_dt || (result_dt == dt && result_count == count))
+           && (&ompi_mpi_op_no_op.op == op || (origin_dt == dt && origin_count == count))
+           && is_packed_predefined(dt);
 }
 
 /* The simple case's target layout (`count` contiguous elements of a
@@ -940,8 +947,15 @@ bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt)
 int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
                             int target, ptrdiff_t target_disp, struct ompi_op_t *op, struct ompi_win_t *win)
 {
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+
     if (!osc_newrma_fop_op_ok(op, dt)) {
         return MPI_ERR_OP;
+    }
+    /* one element of one type everywhere: on the direct path the simple
+     * case whenever the type is packed, without acc_any's general checks */
+    if (OPAL_LIKELY(NEWRMA_PATH_DIRECT == module->path && is_packed_predefined(dt))) {
+        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, 1, dt, op);
     }
     return acc_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
 }
