@@ -757,25 +757,18 @@ static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr
     return ret;
 }
 
-/* accumulate or get_accumulate (a result iff result_dt); static, so the
- * entry points reach the simple case without a call through the PLT */
-static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int origin_count,
-                          struct ompi_datatype_t *origin_dt, void *result_addr, int result_count,
-                          struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
-                          int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+/* Single-copy path (create/dynamic windows), out of line: the direct
+ * path's entry points stay small enough to take acc_any in line. */
+static __opal_attribute_noinline__ int acc_single_copy_any(ompi_osc_newrma_module_t *module, bool simple,
+                                                           const void *origin_addr, int origin_count,
+                                                           struct ompi_datatype_t *origin_dt, void *result_addr,
+                                                           int result_count, struct ompi_datatype_t *result_dt,
+                                                           int target, ptrdiff_t target_disp, int target_count,
+                                                           struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    bool simple = acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op);
-    int ret;
-
-    if (NEWRMA_PATH_DIRECT == module->path) {
-        return simple ? acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
-                                          target_dt, op)
-                      : acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count,
-                                    result_dt, target, target_disp, target_count, target_dt, op);
-    }
     /* accumulates of one origin are ordered: one handed to a target first */
-    ret = osc_newrma_assist_flush_pending(module);
+    int ret = osc_newrma_assist_flush_pending(module);
+
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
@@ -787,6 +780,28 @@ static inline int acc_any(struct ompi_win_t *win, const void *origin_addr, int o
     }
     return acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count, result_dt, target,
                        target_disp, target_count, target_dt, op);
+}
+
+/* accumulate, get_accumulate (a result iff result_dt) or fetch_and_op;
+ * static, so the entry points reach the simple case without a call through
+ * the PLT (and, for fetch_and_op's one element of one type, with the
+ * simple-case checks folded away) */
+static inline __opal_attribute_always_inline__ int
+acc_any(struct ompi_win_t *win, const void *origin_addr, int origin_count, struct ompi_datatype_t *origin_dt,
+        void *result_addr, int result_count, struct ompi_datatype_t *result_dt, int target, ptrdiff_t target_disp,
+        int target_count, struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
+{
+    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    bool simple = acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op);
+
+    if (OPAL_LIKELY(NEWRMA_PATH_DIRECT == module->path)) {
+        return simple ? acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
+                                          target_dt, op)
+                      : acc_general(module, origin_addr, origin_count, origin_dt, result_addr, result_count,
+                                    result_dt, target, target_disp, target_count, target_dt, op);
+    }
+    return acc_single_copy_any(module, simple, origin_addr, origin_count, origin_dt, result_addr, result_count,
+                               result_dt, target, target_disp, target_count, target_dt, op);
 }
 
 int osc_newrma_acc_single_copy(ompi_osc_newrma_module_t *module, const void *origin, void *result, int count,
@@ -947,15 +962,8 @@ bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt)
 int osc_newrma_fetch_and_op(const void *origin_addr, void *result_addr, struct ompi_datatype_t *dt,
                             int target, ptrdiff_t target_disp, struct ompi_op_t *op, struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-
     if (!osc_newrma_fop_op_ok(op, dt)) {
         return MPI_ERR_OP;
-    }
-    /* one element of one type everywhere: on the direct path the simple
-     * case whenever the type is packed, without acc_any's general checks */
-    if (OPAL_LIKELY(NEWRMA_PATH_DIRECT == module->path && is_packed_predefined(dt))) {
-        return acc_direct_simple(module, origin_addr, result_addr, target, target_disp, 1, dt, op);
     }
     return acc_any(win, origin_addr, 1, dt, result_addr, 1, dt, target, target_disp, 1, dt, op);
 }
