@@ -634,10 +634,6 @@ int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_data
     return acc_combine_locked(&a, target);
 }
 
-/* The common case, worth a path without the datatype engine: origin (unless
- * MPI_NO_OP), target and result (if any) are `count` elements of one
- * predefined type packed at its size, so all three are element arrays and
- * nothing can mismatch. */
 /* `count` elements of a predefined `dt` are one element array: packed at
  * the type's size (not a pair type with padding, nor a bound marker). */
 static inline bool is_packed_predefined(struct ompi_datatype_t *dt)
@@ -653,6 +649,10 @@ static inline bool is_packed_predefined(struct ompi_datatype_t *dt)
     return 0 != size && 0 == lb && (ptrdiff_t) size == extent;
 }
 
+/* The common case, worth a path without the datatype engine: origin (unless
+ * MPI_NO_OP), target and result (if any) are `count` elements of one
+ * predefined type packed at its size, so all three are element arrays and
+ * nothing can mismatch. */
 static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_count,
                                  struct ompi_datatype_t *result_dt, int result_count, int count,
                                  struct ompi_datatype_t *dt, struct ompi_op_t *op)
