@@ -448,7 +448,7 @@ static __opal_attribute_noinline__ int write_lock_slow(ompi_osc_newrma_module_t 
  * line. */
 static inline int lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, bool exclusive)
 {
-    volatile int64_t *mode = lock_mode(module);   /* once: each atomic makes module's fields be read again */
+    volatile int64_t *mode;
 
     if (!exclusive) {
         if (OPAL_UNLIKELY(!try_read(lock))) {
@@ -456,6 +456,7 @@ static inline int lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_
         }
         return 0;
     }
+    mode = lock_mode(module);   /* once: each atomic makes module's fields be read again */
     if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE) && try_write_unqueued(lock))) {
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
         if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE))) {
