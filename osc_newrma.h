@@ -372,10 +372,13 @@ struct ompi_osc_newrma_module_t {
     size_t start_matches_capacity;
     osc_newrma_group_cache_t start_groups, post_groups;
     bool exposure_active;
+    bool post_box_current;               /* our post box lists post_groups' ranks, every slot done */
     int *posts_seen;
     size_t posts_seen_count;
     size_t posts_seen_capacity;
     int64_t post_head;                   /* next ticket of our post ring to take (owner only) */
+    int64_t post_head_cell;              /* its cell: post_head % ring slots */
+    int64_t post_head_empty;             /* that cell's value while the ticket is not posted yet */
     int64_t completes_expected;
 
     opal_mutex_t lock;                   /* serializes epoch changes */
@@ -485,8 +488,25 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
 
 /* shared by both state machines (osc_newrma_sync.c) */
 void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module);
-int osc_newrma_group_ranks(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
-                           struct ompi_group_t *group, const int **ranks_out, size_t *count_out);
+int osc_newrma_group_cache_fill(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
+                                struct ompi_group_t *group);
+
+/* The sorted communicator ranks of `group`, borrowed from `cache` (valid
+ * until the next call with the same cache).  In line: every PSCW epoch
+ * asks, and almost every one hits. */
+static inline int osc_newrma_group_ranks(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
+                                         struct ompi_group_t *group, const int **ranks_out, size_t *count_out)
+{
+    if (OPAL_UNLIKELY(group != cache->group)) {
+        int ret = osc_newrma_group_cache_fill(module, cache, group);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
+    *ranks_out = cache->ranks;
+    *count_out = cache->count;
+    return OMPI_SUCCESS;
+}
 void osc_newrma_group_cache_release(osc_newrma_group_cache_t *cache);
 void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 

@@ -180,13 +180,20 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
     *cell = ring_cell(ticket, slots, value + 1);
 }
 
-/* Is the owner's next cell filled (for the head's lap)? */
+/* Is the owner's next cell filled (for the head's lap)?  (Polled while
+ * start waits, so its cell and empty value are kept, not divided out.) */
 static inline bool ring_ready(const ompi_osc_newrma_module_t *module)
 {
-    int64_t slots = module->shm.layout.ring_slots, head = module->post_head;
-    int64_t cell = osc_newrma_shm_ring(&module->shm, module->rank)[head % slots];
+    return osc_newrma_shm_ring(&module->shm, module->rank)[module->post_head_cell] > module->post_head_empty;
+}
 
-    return cell > ring_cell(head, slots, 0);
+static void ring_head_advance(ompi_osc_newrma_module_t *module)
+{
+    int64_t slots = module->shm.layout.ring_slots;
+
+    module->post_head++;
+    module->post_head_cell = module->post_head % slots;
+    module->post_head_empty = ring_cell(module->post_head, slots, 0);
 }
 
 
@@ -198,7 +205,7 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
     int64_t slots = module->shm.layout.ring_slots;
 
     while (ring_ready(module)) {
-        int64_t head = module->post_head;
+        int64_t cell = module->post_head_cell;
         if (module->posts_seen_count == module->posts_seen_capacity) {
             size_t capacity = module->posts_seen_capacity ? 2 * module->posts_seen_capacity : 16;
             int *grown = realloc(module->posts_seen, capacity * sizeof(int));
@@ -209,11 +216,11 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
             module->posts_seen_capacity = capacity;
         }
         opal_atomic_rmb();
-        module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) ring[head % slots] - 1;
+        module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) ring[cell] - 1;
         if (ring_can_fill(module)) {
-            ring[head % slots] = ring_cell(head + slots, slots, 0);
+            ring[cell] = ring_cell(module->post_head + slots, slots, 0);
         }
-        module->post_head = head + 1;
+        ring_head_advance(module);
     }
     return OMPI_SUCCESS;
 }
@@ -281,6 +288,20 @@ static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origin
     box->count = (uint32_t) count;
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC, and the box before its seq */
     box->seq = writing + 1;
+    module->post_box_current = true;
+}
+
+/* Post again to the origins the box already lists (the same group as the
+ * last post, the usual case: one store instead of the seqlock's rewrite).
+ * Our last wait saw every listed slot done, i.e. done[k] == seq, so the
+ * next even seq makes each of them pending again, and a reader sees either
+ * the old post (all done: no match) or the new one -- never a mix. */
+static void post_box_republish(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
+
+    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
+    box->seq = box->seq + 2;
 }
 
 /* Has `target` published a post naming us that we have not completed yet?
@@ -314,7 +335,11 @@ static bool post_box_take(ompi_osc_newrma_module_t *module, int target, osc_newr
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
     if (post_box_fits(count)) {
-        post_box_publish(module, origins, count);
+        if (module->post_box_current) {
+            post_box_republish(module);
+        } else {
+            post_box_publish(module, origins, count);
+        }
         return OMPI_SUCCESS;
     }
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
@@ -375,6 +400,7 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
     size_t unseen = count;
     unsigned int spins = 0;
     int ret = osc_newrma_start_matches_reset(module, count, NEWRMA_POST_UNSEEN);
+    bool look_in_ring = true;    /* notices kept from earlier drains may match */
 
     while (OMPI_SUCCESS == ret) {
         for (size_t i = 0 ; i < count ; ++i) {
@@ -383,8 +409,12 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
                 --unseen;
             }
         }
-        if (unseen > 0) {
+        /* After the first look only a new notice can match, so the poll
+         * stays one load -- unless the progress engine drains this ring
+         * too (into posts_seen, behind our back). */
+        if (unseen > 0 && (look_in_ring || ring_ready(module))) {
             ret = ring_match(module, targets, count, &unseen);
+            look_in_ring = ring_can_fill(module);
         }
         if (0 == unseen) {
             break;

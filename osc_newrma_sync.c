@@ -203,26 +203,21 @@ void osc_newrma_group_cache_release(osc_newrma_group_cache_t *cache)
     *cache = (osc_newrma_group_cache_t) { .group = NULL };
 }
 
-/* The sorted communicator ranks of `group`, borrowed from `cache` (valid
- * until the next call with the same cache). */
-int osc_newrma_group_ranks(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
-                           ompi_group_t *group, const int **ranks_out, size_t *count_out)
+/* A group not in `cache`: translate it and cache it instead (the hit is
+ * osc_newrma_group_ranks, in line). */
+int osc_newrma_group_cache_fill(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
+                                ompi_group_t *group)
 {
     int *ranks;
     size_t count;
-    int ret;
+    int ret = group_to_comm_ranks(module, group, &ranks, &count);
 
-    if (group != cache->group) {
-        ret = group_to_comm_ranks(module, group, &ranks, &count);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        osc_newrma_group_cache_release(cache);
-        OBJ_RETAIN(group);
-        *cache = (osc_newrma_group_cache_t) { .group = group, .ranks = ranks, .count = count };
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
-    *ranks_out = cache->ranks;
-    *count_out = cache->count;
+    osc_newrma_group_cache_release(cache);
+    OBJ_RETAIN(group);
+    *cache = (osc_newrma_group_cache_t) { .group = group, .ranks = ranks, .count = count };
     return OMPI_SUCCESS;
 }
 
@@ -298,6 +293,9 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
 
     if (module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
+    }
+    if (group != module->post_groups.group) {
+        module->post_box_current = false;    /* the box lists another group's ranks */
     }
     ret = osc_newrma_group_ranks(module, &module->post_groups, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {

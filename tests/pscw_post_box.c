@@ -12,11 +12,16 @@
  *  - MPI_MODE_NOCHECK epochs between ordinary ones on the same window (their
  *    completions are counted, the box's are not: a wait must expect each);
  *  - MPI_Win_test polling an exposure epoch of every other rank while each of
- *    them completes at its own time.
+ *    them completes at its own time;
+ *  - reposts: rank 0 posts to the same group again (the box is only
+ *    re-armed, not rewritten), switches groups, and posts with NOCHECK to a
+ *    group the box does not list, then to it again without NOCHECK (the box
+ *    must be rewritten: re-arming would leave a stale origin list).
  * newrma-test: np=3,4
  */
 #include "common.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -153,6 +158,51 @@ static void test_polling(const test_win_t *tw, MPI_Group wgroup, int rank, int s
     free(others);
 }
 
+/* Rank 0 exposes to the groups of `plan` in turn ({1}, {1, 2}, {2}; 'a'
+ * 'b' 'c', upper case: MPI_MODE_NOCHECK); each member puts its epoch's
+ * value, and the words of the others must keep their last ones. */
+static void reposts(const test_win_t *tw, MPI_Group wgroup, int rank, const char *fn)
+{
+    static const char plan[] = "aaBbbaCCaccbAabb";
+    static const int members[3][2] = { { 1, -1 }, { 1, 2 }, { 2, -1 } };
+    const MPI_Aint u = sizeof(int64_t);
+    int zero = 0, one_two[2] = { 1, 2 };
+    MPI_Group g0 = group_of(wgroup, 1, &zero), groups[3] = { group_of(wgroup, 1, &one_two[0]),
+                                                            group_of(wgroup, 2, one_two),
+                                                            group_of(wgroup, 1, &one_two[1]) };
+    int64_t *mine = tw->mem, src, last[3] = { -1, -1, -1 };
+
+    if (0 == rank) {
+        mine[3] = mine[4] = -1;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int e = 0; plan[e]; ++e) {
+        int which = (plan[e] | 0x20) - 'a', nocheck = plan[e] < 'a' ? MPI_MODE_NOCHECK : 0;
+        bool member = rank == members[which][0] || rank == members[which][1];
+
+        if (0 == rank) MPI_OK(MPI_Win_post(groups[which], nocheck, tw->win));
+        if (nocheck) MPI_Barrier(MPI_COMM_WORLD);   /* the post is done before any start */
+        if (member) {
+            src = value(e, rank);
+            MPI_OK(MPI_Win_start(g0, nocheck, tw->win));
+            MPI_OK(MPI_Put(&src, 1, MPI_INT64_T, 0, test_disp(tw, 0, 2 + rank, u), 1, MPI_INT64_T, tw->win));
+            MPI_OK(MPI_Win_complete(tw->win));
+        }
+        if (0 == rank) {
+            MPI_OK(MPI_Win_wait(tw->win));
+            for (int r = 1; r <= 2; ++r) {
+                bool in = r == members[which][0] || r == members[which][1];
+                if (in) last[r] = value(e, r);
+                CHECK(mine[2 + r] == last[r], "%s: repost epoch %d ('%c'): word of %d is %lld, expected %lld", fn,
+                      e, plan[e], r, (long long) mine[2 + r], (long long) last[r]);
+            }
+        }
+        MPI_Barrier(MPI_COMM_WORLD);   /* the checks are done before the next epoch's puts */
+    }
+    MPI_Group_free(&g0);
+    for (int k = 0; k < 3; ++k) MPI_Group_free(&groups[k]);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -171,6 +221,7 @@ int main(int argc, char **argv)
         early_post_held(&tw, wgroup, rank, size, flavor_names[flavor]);
         nocheck_between(&tw, wgroup, rank, size, flavor_names[flavor]);
         test_polling(&tw, wgroup, rank, size, flavor_names[flavor]);
+        reposts(&tw, wgroup, rank, flavor_names[flavor]);
         MPI_Group_free(&wgroup);
         test_win_free(&tw);
     }
