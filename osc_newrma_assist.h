@@ -117,17 +117,14 @@ bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module);
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
  * from opal_progress, which the backoff reaches after its busy phase. */
-static inline void osc_newrma_assist_backoff_at(ompi_osc_newrma_module_t *module, unsigned int *spins,
-                                                osc_newrma_spin_site_t *site)
+static inline void osc_newrma_assist_serve_now(ompi_osc_newrma_module_t *module)
 {
     if (osc_newrma_assist_served(module)) {
         (void) osc_newrma_progress_serve(module);
     }
-    osc_newrma_backoff_at(spins, site);
 }
 
-#define osc_newrma_assist_backoff(module, spins)                                                   \
-    osc_newrma_assist_backoff_at((module), (spins), OSC_NEWRMA_SPIN_SITE())
+#define osc_newrma_assist_backoff(module, spins) (osc_newrma_assist_serve_now(module), osc_newrma_backoff(spins))
 
 /* the clock of presence stamps: CLOCK_MONOTONIC, ns */
 uint64_t osc_newrma_assist_now(void);

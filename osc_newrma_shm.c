@@ -539,10 +539,6 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
-/* Spins before the first yield.  With a core per process the awaited write
- * is usually a line transfer away, and a yield costs microseconds. */
-#define NEWRMA_BUSY_SPINS 16
-
 /* On an oversubscribed node (Open MPI sets yield_when_idle) whether to spin
  * depends on who else wants the cores.  When the awaited process is running
  * (the others on the node sit in MPI, yielding), a yield costs two context

@@ -14,11 +14,13 @@
 
 #include "ompi_config.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "opal/mca/shmem/shmem.h"
 #include "opal/sys/atomic.h"
+#include "opal/runtime/opal_progress.h"
 
 BEGIN_C_DECLS
 
@@ -391,8 +393,25 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
         &osc_newrma_spin_site_;                                                                    \
     })
 
+/* The busy phase of a wait on a node that is not oversubscribed, in line:
+ * it needs no spin site, which -- thread-local in a shared library -- costs
+ * a __tls_get_addr call, and that on every poll delayed noticing the store
+ * being waited for.  False: take the rest of the step out of line. */
+#define NEWRMA_BUSY_SPINS 16    /* before the first yield: with a core per process the awaited
+                                 * write is usually a line transfer away, a yield microseconds */
+static inline bool osc_newrma_busy_spin(unsigned int *spins)
+{
+    if (opal_progress_yield_when_idle || *spins + 1 >= NEWRMA_BUSY_SPINS) {
+        return false;
+    }
+    ++*spins;
+    osc_newrma_cpu_relax();
+    return true;
+}
+
 /* one step of a wait */
-#define osc_newrma_backoff(spins) osc_newrma_backoff_at((spins), OSC_NEWRMA_SPIN_SITE())
+#define osc_newrma_backoff(spins)                                                                  \
+    ((void) (osc_newrma_busy_spin(spins) || (osc_newrma_backoff_at((spins), OSC_NEWRMA_SPIN_SITE()), true)))
 
 END_C_DECLS
 
