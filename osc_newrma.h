@@ -483,6 +483,11 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
         }
         return OMPI_SUCCESS;
     }
+    /* the epoch's first lock (held only inside a per-target epoch): almost
+     * every passive-target program's only one */
+    if (OPAL_LIKELY(module->first_lock.in_use && module->first_lock.rank == target)) {
+        return OMPI_SUCCESS;
+    }
     return osc_newrma_epoch_access_slow(module, target);
 }
 
