@@ -94,6 +94,7 @@ struct ompi_osc_newrma_component_t {
     size_t fifo_fragment_size;
     unsigned int lock_qnodes;
     unsigned int lock_quiet_after;
+    unsigned int lock_barge_tries;       /* tries at a taken lock before a writer queues */
     unsigned int post_ring_slots;
     unsigned int post_box_origins;       /* PSCW posts to at most this many use the post box */
     unsigned int fence_flat_ranks;       /* fences of windows this small: an arrival word per rank */

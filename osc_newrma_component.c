@@ -176,6 +176,13 @@ static int component_register(void)
         "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
         "without queueing (still correct, not fair) (minimum 1)",
         OPAL_INFO_LVL_5, 4, &c->lock_qnodes);
+    register_uint("lock_barge_tries",
+        "How many times a writer that finds a passive-target lock taken tries to take it again "
+        "(spinning, then yielding) before it joins the lock's FIFO queue.  Trying lets whoever runs "
+        "take a lock that comes free (a queued writer gets it handed over even while the scheduler "
+        "has it off the CPU) and spares the queue's atomics; queued writers are never overtaken, so "
+        "no writer waits forever (0: always queue)",
+        OPAL_INFO_LVL_5, 64, &c->lock_barge_tries);
     register_uint("lock_quiet_after",
         "After a window's lock_all, exclusive lockers announce themselves (two atomics more per lock) "
         "so that lock_all stays O(1).  A process that takes this many times the number of ranks "
