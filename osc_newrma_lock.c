@@ -375,12 +375,12 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
  * atomics on every acquisition and hands the lock to the next writer in
  * line whether or not it runs: on an oversubscribed node everybody then
  * waits for the scheduler to run that one again (the DHT demo's inserts at
- * 4 ranks on 2 cores: 1.5 Mops/s queueing at once, 11 trying first); with a
- * core per process, a writer that releases and wants the lock again keeps
- * it in its cache (2 ranks: 5.8-6.4 -> 8.7-10).  A trying writer never
- * overtakes a queued one (try_write_unqueued needs an empty queue), so
- * under sustained contention every writer ends up queued, FIFO, and none
- * waits forever -- the queue lock of the design, entered later. */
+ * 4 ranks on 2 cores: 1.7 Mops/s queueing at once, 10.8 trying first); with
+ * a core per process, a writer that releases and wants the lock again keeps
+ * it in its cache (2 ranks: 5.2 -> 8.2; docs/performance.md).  A trying
+ * writer never overtakes a queued one (try_write_unqueued needs an empty
+ * queue), so under sustained contention every writer ends up queued, FIFO,
+ * and none waits forever -- the queue lock of the design, entered later. */
 static bool write_lock_barging(osc_newrma_lock_word_t *lock)
 {
     unsigned int spins = 0;
