@@ -367,8 +367,6 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
     }
 }
 
-/* A writer that found the lock taken: queue (or, without a free node,
- * wait for it to be free).  Out of line: the uncontended path stays short. */
 /* A writer that finds the lock taken first tries a while to take it
  * without queueing (spinning, then yielding), and queues only after
  * osc_newrma_lock_barge_tries failures.  A FIFO hand-over costs the queue's
@@ -394,6 +392,9 @@ static bool write_lock_barging(osc_newrma_lock_word_t *lock)
     return false;
 }
 
+/* A writer that found the lock taken: try, then queue (or, without a free
+ * node, wait for it to be free).  Out of line: the uncontended path stays
+ * short. */
 static __opal_attribute_noinline__ int write_lock_contended(ompi_osc_newrma_module_t *module,
                                                              osc_newrma_lock_word_t *lock)
 {
