@@ -5,7 +5,8 @@
  *
  * Each target has a reader/writer queue lock after Mellor-Crummey and Scott:
  *   - writers queue in FIFO order (an MCS queue of queue nodes) and each
- *     waits on its own node's cache line;
+ *     waits on its own node's cache line -- after trying a while to take
+ *     the lock unqueued (write_lock_barging), never ahead of a queued one;
  *   - writer preference: a reader enters only while no writer is active or
  *     waiting; otherwise it steps back and waits on its own node in a stack
  *     of waiting readers, which the last writer to leave wakes;
