@@ -136,15 +136,16 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
     osc_newrma_barrier_wait(module);
     osc_newrma_barrier_arrive(module);
     module->fence_epoch_used = false;
-    if (assert & MPI_MODE_NOPRECEDE) {
+    if ((assert & MPI_MODE_NOPRECEDE) && !(assert & MPI_MODE_NOSUCCEED)) {
         module->state = NEWRMA_WIN_FENCE_ISSUED;
-    } else {
-        osc_newrma_barrier_wait(module);   /* MEM_SYNC after, inside */
-        module->state = NEWRMA_WIN_FENCE_GRANTED;
+        return OMPI_SUCCESS;
     }
-    if (assert & MPI_MODE_NOSUCCEED) {
-        module->state = NEWRMA_WIN_NONE;
-    }
+    /* A NOSUCCEED fence opens no fence epoch whose first operation could
+     * wait, yet whatever epoch comes next (a lock, say) may reach a target
+     * only after that target called this fence (its stores before it
+     * included): so even NOPRECEDE | NOSUCCEED waits here. */
+    osc_newrma_barrier_wait(module);       /* MEM_SYNC after, inside */
+    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
     return OMPI_SUCCESS;
 }
 

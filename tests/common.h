@@ -208,8 +208,12 @@ static inline void test_win_create(test_win_t *tw, int flavor, size_t bytes, int
         break;
     }
     }
-    /* everyone's memory is initialized before anyone accesses it */
-    MPI_Barrier(comm);
+    /* everyone's memory is initialized before anyone accesses it: a fence
+     * that neither ends nor opens an epoch (an RMA-aware barrier; a plain
+     * barrier orders the processes but not this process's stores before a
+     * progress thread that applies other ranks' operations to its memory --
+     * ThreadSanitizer reported the memset above racing with it) */
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
 }
 
 /* Displacement of element `index` (in disp units) at `target`. */

@@ -22,6 +22,8 @@
  *    moves data afterwards;
  *  - after a fence with NOSUCCEED: a lock epoch, a lock_all epoch and a PSCW
  *    epoch work;
+ *  - fence(NOPRECEDE | NOSUCCEED) as the barrier before lock epochs: a late
+ *    rank's stores just before it do not overwrite the puts made right after;
  *  - (newrma only) RMA after fence(NOSUCCEED) and after
  *    fence(NOPRECEDE | NOSUCCEED) returns MPI_ERR_RMA_SYNC and writes
  *    nothing.
@@ -265,6 +267,40 @@ static void after_nosucceed(test_win_t *tw)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* fence(NOPRECEDE | NOSUCCEED) as the barrier before a lock epoch (the
+ * usual way to publish initial window contents): a late rank stores into
+ * its window just before the fence, and the others' puts under a lock right
+ * after it must land after that store, not be overwritten by it. */
+static void nosucceed_then_lock(test_win_t *tw)
+{
+    volatile int64_t *mine = tw->mem;
+    for (int late = 0; late < size; ++late) {
+        int64_t v = val(500 + late, rank, S_IN);
+        if (rank == late) {
+            usleep(20000);
+            for (int o = 0; o < size; ++o) mine[S_IN + o] = -1;
+        }
+        MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+        if (rank != late) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, late, 0, tw->win));
+            MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, late, test_disp(tw, late, S_IN + rank, U), 1, MPI_INT64_T, tw->win));
+            MPI_OK(MPI_Win_unlock(late, tw->win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == late) {
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw->win));
+            for (int o = 0; o < size; ++o) {
+                int64_t want = o == late ? -1 : val(500 + late, o, S_IN);
+                CHECK(mine[S_IN + o] == want, "%s: late rank: put of %d under a lock right after "
+                      "fence(NOPRECEDE | NOSUCCEED): %lld, expected %lld", fn, o, (long long) mine[S_IN + o],
+                      (long long) want);
+            }
+            MPI_OK(MPI_Win_unlock(rank, tw->win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
 /* newrma: RMA outside any epoch after a NOSUCCEED fence is an error. */
 static void rma_after_nosucceed(test_win_t *tw)
 {
@@ -304,6 +340,7 @@ static void run(int flavor)
     noprecede_first_rma(&tw);
     empty_pairs(&tw);
     after_nosucceed(&tw);
+    nosucceed_then_lock(&tw);
     if (is_newrma()) rma_after_nosucceed(&tw);
     test_win_free(&tw);
 }
