@@ -457,6 +457,12 @@ int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
 int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module);
 
+/* Is `target` the one the epoch's first lock (in the module) holds? */
+static inline bool osc_newrma_first_lock_is(const ompi_osc_newrma_module_t *module, int target)
+{
+    return module->first_lock.in_use && module->first_lock.rank == target;
+}
+
 /* Does this process alone reach target's window by RMA now (an exclusive
  * lock, see osc_newrma_lock_record_t.alone)?  MPI makes accumulates atomic
  * only against other accumulates, and under an exclusive lock there are
@@ -486,7 +492,7 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
     }
     /* the epoch's first lock (held only inside a per-target epoch): almost
      * every passive-target program's only one */
-    if (OPAL_LIKELY(module->first_lock.in_use && module->first_lock.rank == target)) {
+    if (OPAL_LIKELY(osc_newrma_first_lock_is(module, target))) {
         return OMPI_SUCCESS;
     }
     return osc_newrma_epoch_access_slow(module, target);

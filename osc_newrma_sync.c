@@ -57,10 +57,6 @@ void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
 /* Access check (the part of RMA_OP that is about epochs)              */
 /* ------------------------------------------------------------------ */
 
-static bool first_lock_is(const ompi_osc_newrma_module_t *module, int target)
-{
-    return module->first_lock.in_use && module->first_lock.rank == target;
-}
 
 /* The element of a lock held beside the first one, or NULL. */
 static osc_newrma_target_t *other_lock_find(ompi_osc_newrma_module_t *module, int target)
@@ -72,7 +68,7 @@ static osc_newrma_target_t *other_lock_find(ompi_osc_newrma_module_t *module, in
 /* In a per-target epoch: does this process hold a lock on target? */
 static bool holds_lock(ompi_osc_newrma_module_t *module, int target)
 {
-    return first_lock_is(module, target) || NULL != other_lock_find(module, target);
+    return osc_newrma_first_lock_is(module, target) || NULL != other_lock_find(module, target);
 }
 
 static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
@@ -450,7 +446,7 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
     if (OPAL_UNLIKELY(NEWRMA_WIN_PER_TARGET != module->state)) {
         return MPI_ERR_RMA_SYNC;      /* unlock without lock */
     }
-    if (OPAL_UNLIKELY(!first_lock_is(module, target))) {
+    if (OPAL_UNLIKELY(!osc_newrma_first_lock_is(module, target))) {
         return unlock_other(module, target);
     }
     module->first_lock.in_use = module->first_lock.alone = false;
