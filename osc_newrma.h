@@ -179,6 +179,9 @@ typedef struct osc_newrma_lock_record_t {
     bool alone;
     int rank;
     int ticket;                  /* osc_newrma_lock_acquire's, for the release */
+    /* the target's lock word, kept by the acquire: the release does not
+     * compute its place in the segment again (NULL with NOCHECK) */
+    osc_newrma_lock_word_t *word;
 } osc_newrma_lock_record_t;
 
 /* A target element: what the origin knows about one target it is in a

@@ -39,11 +39,6 @@
 #include "osc_newrma.h"
 #include "osc_newrma_lock.h"
 
-#define WRITER_WAITING ((int64_t) 1)
-#define WRITER_ACTIVE  ((int64_t) 2)
-#define WRITER_FLAGS   (WRITER_WAITING | WRITER_ACTIVE)
-#define READER         ((int64_t) 4)
-
 /* ------------------------------------------------------------------ */
 /* queue nodes: this process's own, by index                           */
 /* ------------------------------------------------------------------ */
@@ -82,28 +77,21 @@ static void wait_unblocked(osc_newrma_qnode_t *node)
 /* the reader/writer queue lock                                        */
 /* ------------------------------------------------------------------ */
 
-static void try_grant_writer(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+/* (Out of line: the uncontended release only tests whether to call it.) */
+__opal_attribute_noinline__ void osc_newrma_lock_grant_writer(ompi_osc_newrma_module_t *module,
+                                                           osc_newrma_lock_word_t *lock)
 {
-    int64_t expected = WRITER_WAITING;
+    int64_t expected = NEWRMA_LOCK_WRITER_WAITING;
 
-    if (opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
+    if (opal_atomic_compare_exchange_strong_64(&lock->state, &expected, NEWRMA_LOCK_WRITER_ACTIVE)) {
         opal_atomic_wmb();   /* release */
         qnode(module, lock->writer_head - 1)->blocked = 0;
     }
 }
 
-/* After a change that left the state `now`: if that is exactly "a writer
- * waits, nobody holds", hand the lock over (one CAS decides who does). */
-static inline void grant_if_writer_waits(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock,
-                                         int64_t now)
-{
-    if (OPAL_UNLIKELY(WRITER_WAITING == now)) {
-        try_grant_writer(module, lock);
-    }
-}
-
 /* Wake every waiting reader; each retries from the start. */
-static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
+__opal_attribute_noinline__ void osc_newrma_lock_wake_readers(ompi_osc_newrma_module_t *module,
+                                                           osc_newrma_lock_word_t *lock)
 {
     int32_t head = opal_atomic_swap_32(&lock->reader_head, 0);
 
@@ -115,46 +103,13 @@ static void wake_readers(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_
     }
 }
 
-/* Take the lock in one CAS if it is entirely free (no holder, nobody
- * queued): the uncontended case, and the way in for a writer without a free
- * queue node (more exclusive locks held at once than osc_newrma_lock_qnodes).
- * It never overtakes a queued writer, since it needs an empty queue. */
-static inline bool try_write_unqueued(osc_newrma_lock_word_t *lock)
-{
-    int64_t expected = 0;
-
-    if (0 == lock->writer_tail && 0 == lock->state
-        && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, WRITER_ACTIVE)) {
-        opal_atomic_rmb();   /* acquire */
-        return true;
-    }
-    return false;
-}
-
 static void start_write_unqueued(osc_newrma_lock_word_t *lock)
 {
     unsigned int spins = 0;
 
-    while (!try_write_unqueued(lock)) {
+    while (!osc_newrma_lock_try_write(lock)) {
         osc_newrma_backoff(&spins);
     }
-}
-
-/* Drop WRITER_ACTIVE when no queued writer takes over: grant a writer that
- * started waiting meanwhile, wake the readers that wait.  (A reader that
- * pushes itself after we looked sees the flag gone and wakes itself.) */
-static inline void release_writer_flag(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
-{
-    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -WRITER_ACTIVE) - WRITER_ACTIVE);
-    if (0 != lock->reader_head) {
-        wake_readers(module, lock);
-    }
-}
-
-static inline void end_write_unqueued(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
-{
-    opal_atomic_wmb();   /* release */
-    release_writer_flag(module, lock);
 }
 
 static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
@@ -171,7 +126,9 @@ static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t
          * free of readers and writers hands it over (maybe ourselves) */
         lock->writer_head = me + 1;
         opal_atomic_wmb();   /* release */
-        grant_if_writer_waits(module, lock, opal_atomic_fetch_or_64(&lock->state, WRITER_WAITING) | WRITER_WAITING);
+        osc_newrma_lock_grant_if_writer_waits(module, lock,
+                                              opal_atomic_fetch_or_64(&lock->state, NEWRMA_LOCK_WRITER_WAITING)
+                                                  | NEWRMA_LOCK_WRITER_WAITING);
     } else {
         qnode(module, pred - 1)->next = me + 1;
     }
@@ -187,7 +144,7 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     opal_atomic_wmb();   /* release */
     if (0 == node->next && opal_atomic_compare_exchange_strong_32(&lock->writer_tail, &expected, 0)) {
         /* no writer behind us: the lock goes back to whoever comes */
-        release_writer_flag(module, lock);
+        osc_newrma_lock_release_writer_flag(module, lock);
         return;
     }
     while (0 == (next = node->next)) {   /* a writer is linking in behind us */
@@ -199,23 +156,7 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     qnode(module, next - 1)->blocked = 0;
 }
 
-static void end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
-{
-    opal_atomic_wmb();   /* release */
-    grant_if_writer_waits(module, lock, opal_atomic_fetch_add_64(&lock->state, -READER) - READER);
-}
-
-/* One try at shared entry: in unless a writer is active or waiting. */
-static inline bool try_read(osc_newrma_lock_word_t *lock)
-{
-    if (!(opal_atomic_fetch_add_64(&lock->state, READER) & WRITER_FLAGS)) {
-        opal_atomic_rmb();   /* acquire */
-        return true;
-    }
-    return false;
-}
-
-/* Shared acquisition after a failed try_read (the reader count it added is
+/* Shared acquisition after a failed osc_newrma_lock_try_read (the reader count it added is
  * still in).  `me` is a queue node to wait on, or -1 (then spin). */
 static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
 {
@@ -223,7 +164,7 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
 
     for (;;) {
         /* a writer is active or waiting: step back (writer preference) */
-        end_read(module, lock);
+        osc_newrma_lock_end_read(module, lock);
         if (me < 0) {
             osc_newrma_backoff(&spins);
         } else {
@@ -236,12 +177,12 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
             } while (!opal_atomic_compare_exchange_strong_32(&lock->reader_head, &head, me + 1));
             opal_atomic_mb();
             /* the writer may have left before we were on the stack */
-            if (!(lock->state & WRITER_FLAGS)) {
-                wake_readers(module, lock);
+            if (!(lock->state & NEWRMA_LOCK_WRITER_FLAGS)) {
+                osc_newrma_lock_wake_readers(module, lock);
             }
             wait_unblocked(node);
         }
-        if (try_read(lock)) {
+        if (osc_newrma_lock_try_read(lock)) {
             return;
         }
     }
@@ -265,29 +206,19 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
  * checks the mode after counting itself in and starts over if it is no
  * longer ANNOUNCE), else back to ANNOUNCE.  Announced holders keep their
  * announcement until they release; the next lock_all switches again. */
-#define LOCK_MODE_QUIET     0
-#define LOCK_MODE_SWITCHING 1
-#define LOCK_MODE_ANNOUNCE  2
-#define LOCK_MODE_REVERTING 3
-
-/* a lock holder's ticket: queue node id + 1 (0: none) | announced */
-#define TICKET_ANNOUNCED (1 << 30)
-
-static volatile int64_t *lock_mode(ompi_osc_newrma_module_t *module)
-{
-    return osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCK_MODE);
-}
+/* (The modes and the ticket's NEWRMA_LOCK_TICKET_ANNOUNCED are in
+ * osc_newrma_lock.h, for the path in line.) */
 
 static int64_t lock_mode_read(ompi_osc_newrma_module_t *module)
 {
-    return __atomic_load_n(lock_mode(module), __ATOMIC_ACQUIRE);
+    return __atomic_load_n(osc_newrma_lock_mode(module), __ATOMIC_ACQUIRE);
 }
 
 static void wait_no_writer(osc_newrma_lock_word_t *lock)
 {
     unsigned int spins = 0;
 
-    while (__atomic_load_n(&lock->state, __ATOMIC_ACQUIRE) & WRITER_ACTIVE) {
+    while (__atomic_load_n(&lock->state, __ATOMIC_ACQUIRE) & NEWRMA_LOCK_WRITER_ACTIVE) {
         osc_newrma_backoff(&spins);
     }
 }
@@ -300,16 +231,17 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
 
     for (;;) {
         int64_t mode = lock_mode_read(module);
-        if (LOCK_MODE_ANNOUNCE == mode) {
+        if (NEWRMA_LOCK_MODE_ANNOUNCE == mode) {
             return;
         }
-        if (LOCK_MODE_QUIET == mode
-            && opal_atomic_compare_exchange_strong_64(lock_mode(module), &mode, LOCK_MODE_SWITCHING)) {
+        if (NEWRMA_LOCK_MODE_QUIET == mode
+            && opal_atomic_compare_exchange_strong_64(osc_newrma_lock_mode(module), &mode,
+                                                      NEWRMA_LOCK_MODE_SWITCHING)) {
             osc_newrma_mb_after_rmw();
             for (int target = 0 ; target < module->size ; ++target) {
                 wait_no_writer(osc_newrma_shm_lock(&module->shm, target));
             }
-            __atomic_store_n(lock_mode(module), LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
+            __atomic_store_n(osc_newrma_lock_mode(module), NEWRMA_LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
             NEWRMA_VERBOSE(30, "lock mode: exclusive lockers announce themselves (a lock_all)");
             return;
         }
@@ -321,16 +253,18 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
 static void lock_mode_try_quiet(ompi_osc_newrma_module_t *module)
 {
     volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
-    int64_t mode = LOCK_MODE_ANNOUNCE;
+    int64_t mode = NEWRMA_LOCK_MODE_ANNOUNCE;
 
-    if (!opal_atomic_compare_exchange_strong_64(lock_mode(module), &mode, LOCK_MODE_REVERTING)) {
+    if (!opal_atomic_compare_exchange_strong_64(osc_newrma_lock_mode(module), &mode,
+                                                NEWRMA_LOCK_MODE_REVERTING)) {
         return;
     }
     osc_newrma_mb_after_rmw();   /* the mode we set before the holders we read */
-    mode = 0 == *lockall ? LOCK_MODE_QUIET : LOCK_MODE_ANNOUNCE;
-    __atomic_store_n(lock_mode(module), mode, __ATOMIC_RELEASE);
-    NEWRMA_VERBOSE(30, "lock mode: %s", LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"
-                                                                : "still announcing (a lock_all holder is in)");
+    mode = 0 == *lockall ? NEWRMA_LOCK_MODE_QUIET : NEWRMA_LOCK_MODE_ANNOUNCE;
+    __atomic_store_n(osc_newrma_lock_mode(module), mode, __ATOMIC_RELEASE);
+    NEWRMA_VERBOSE(30, "lock mode: %s",
+                   NEWRMA_LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"
+                                                  : "still announcing (a lock_all holder is in)");
 }
 
 /* Count an announced exclusive lock; many in a row: try to end announcing. */
@@ -377,15 +311,15 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
  * 4 ranks on 2 cores: 1.7 Mops/s queueing at once, 10.8 trying first); with
  * a core per process, a writer that releases and wants the lock again keeps
  * it in its cache (2 ranks: 5.2 -> 8.2; docs/performance.md).  A trying
- * writer never overtakes a queued one (try_write_unqueued needs an empty
- * queue), so under sustained contention every writer ends up queued, FIFO,
+ * writer never overtakes a queued one (osc_newrma_lock_try_write needs an
+ * empty queue), so under sustained contention every writer ends up queued, FIFO,
  * and none waits forever -- the queue lock of the design, entered later. */
 static bool write_lock_barging(osc_newrma_lock_word_t *lock)
 {
     unsigned int spins = 0;
 
     for (unsigned int tries = mca_osc_newrma_component.lock_barge_tries ; tries > 0 ; --tries) {
-        if (try_write_unqueued(lock)) {
+        if (osc_newrma_lock_try_write(lock)) {
             return true;
         }
         osc_newrma_backoff(&spins);
@@ -417,7 +351,7 @@ static __opal_attribute_noinline__ int write_lock_contended(ompi_osc_newrma_modu
 /* The writer's half of the lock: returns the queue node it keeps, or -1. */
 static inline int write_lock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    if (OPAL_LIKELY(try_write_unqueued(lock))) {
+    if (OPAL_LIKELY(osc_newrma_lock_try_write(lock))) {
         return -1;                  /* uncontended: no queue, no node */
     }
     return write_lock_contended(module, lock);
@@ -433,15 +367,16 @@ static __opal_attribute_noinline__ void write_unlock_queued(ompi_osc_newrma_modu
 static inline void write_unlock(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, int me)
 {
     if (OPAL_LIKELY(me < 0)) {
-        end_write_unqueued(module, lock);
+        osc_newrma_lock_end_write_unqueued(module, lock);
     } else {
         write_unlock_queued(module, lock, me);
     }
 }
 
-/* A reader that found a writer active or waiting (the count try_read
- * added is still in): wait on a queue node if there is one free. */
-static __opal_attribute_noinline__ void read_lock_contended(ompi_osc_newrma_module_t *module,
+/* A reader that found a writer active or waiting (the count
+ * osc_newrma_lock_try_read added is still in): wait on a queue node if there
+ * is one free. */
+__opal_attribute_noinline__ void osc_newrma_lock_read_contended(ompi_osc_newrma_module_t *module,
                                                              osc_newrma_lock_word_t *lock)
 {
     int me = qnode_take(module);
@@ -454,87 +389,36 @@ static __opal_attribute_noinline__ void read_lock_contended(ompi_osc_newrma_modu
 
 /* A writer's lock on a window where exclusive lockers announce
  * themselves, or on a lock that was taken. */
-static __opal_attribute_noinline__ int write_lock_slow(ompi_osc_newrma_module_t *module,
-                                                        osc_newrma_lock_word_t *lock)
+__opal_attribute_noinline__ int osc_newrma_lock_write_slow(ompi_osc_newrma_module_t *module,
+                                                         osc_newrma_lock_word_t *lock)
 {
     for (;;) {
         int me;
-        if (LOCK_MODE_QUIET != lock_mode_read(module)) {
+        if (NEWRMA_LOCK_MODE_QUIET != lock_mode_read(module)) {
             /* (not waiting for a switch to end: this process may hold
              * unannounced locks the switch waits for) */
             exclusive_announce(module);
             me = write_lock(module, lock);
             lock_mode_count_announced(module);
-            return (me + 1) | TICKET_ANNOUNCED;
+            return (me + 1) | NEWRMA_LOCK_TICKET_ANNOUNCED;
         }
         me = write_lock(module, lock);
         osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        if (LOCK_MODE_QUIET == lock_mode_read(module)) {
+        if (NEWRMA_LOCK_MODE_QUIET == lock_mode_read(module)) {
             return me + 1;
         }
         write_unlock(module, lock, me);   /* the first lock_all may not see us */
     }
 }
 
-/* The uncontended cases (a free lock, a quiet window for a writer) stay in
- * line. */
-static inline int lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock, bool exclusive)
-{
-    volatile int64_t *mode;
-
-    if (!exclusive) {
-        if (OPAL_UNLIKELY(!try_read(lock))) {
-            read_lock_contended(module, lock);
-        }
-        return 0;
-    }
-    mode = lock_mode(module);   /* once: each atomic makes module's fields be read again */
-    if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE) && try_write_unqueued(lock))) {
-        osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        if (OPAL_LIKELY(LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE))) {
-            return 0;                /* no queue node, not announced */
-        }
-        end_write_unqueued(module, lock);   /* the first lock_all may not see us */
-    }
-    return write_lock_slow(module, lock);
-}
-
-int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, osc_newrma_lock_record_t *held)
-{
-    if (held->nocheck) {
-        opal_atomic_mb();
-        held->ticket = 0;
-    } else {
-        held->ticket = lock_ticket(module, osc_newrma_shm_lock(&module->shm, held->rank), held->exclusive);
-    }
-    return OMPI_SUCCESS;
-}
-
 /* A release that may hand the lock over or ends an announced lock. */
-static __opal_attribute_noinline__ void lock_release_slow(ompi_osc_newrma_module_t *module,
-                                                           osc_newrma_lock_word_t *lock, int ticket)
+__opal_attribute_noinline__ void osc_newrma_lock_write_release_slow(ompi_osc_newrma_module_t *module,
+                                                                 osc_newrma_lock_word_t *lock, int ticket)
 {
-    write_unlock(module, lock, (ticket & ~TICKET_ANNOUNCED) - 1);
-    if (ticket & TICKET_ANNOUNCED) {
+    write_unlock(module, lock, (ticket & ~NEWRMA_LOCK_TICKET_ANNOUNCED) - 1);
+    if (ticket & NEWRMA_LOCK_TICKET_ANNOUNCED) {
         (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), -1);
     }
-}
-
-/* Operations are complete when they return: the release orders them. */
-int osc_newrma_lock_release(ompi_osc_newrma_module_t *module, const osc_newrma_lock_record_t *held)
-{
-    osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, held->rank);
-
-    if (held->nocheck) {
-        opal_atomic_mb();
-    } else if (!held->exclusive) {
-        end_read(module, lock);
-    } else if (OPAL_LIKELY(0 == held->ticket)) {
-        end_write_unqueued(module, lock);    /* no queue node, not announced */
-    } else {
-        lock_release_slow(module, lock, held->ticket);
-    }
-    return OMPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -556,7 +440,7 @@ void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
         lock_mode_announce(module);
         (void) opal_atomic_fetch_add_64(lockall, 1);
         osc_newrma_mb_after_rmw();
-        if (LOCK_MODE_ANNOUNCE != lock_mode_read(module)) {
+        if (NEWRMA_LOCK_MODE_ANNOUNCE != lock_mode_read(module)) {
             /* a revert began: it may not have seen us; start over */
             (void) opal_atomic_fetch_add_64(lockall, -1);
             continue;

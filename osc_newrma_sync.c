@@ -383,8 +383,10 @@ static __opal_attribute_noinline__ int lock_other(ompi_osc_newrma_module_t *modu
 }
 
 /* The first lock of an epoch, recorded in the module; the lock itself is
- * taken in the segment, no message (MEM_SYNC after the grant, inside). */
-static int lock_first(ompi_osc_newrma_module_t *module, int lock_type, int target, int assert)
+ * taken in the segment, no message (MEM_SYNC after the grant, inside).
+ * In line in MPI_Win_lock, with the uncontended lock (osc_newrma_lock.h). */
+static inline __opal_attribute_always_inline__ int lock_first(ompi_osc_newrma_module_t *module, int lock_type,
+                                                               int target, int assert)
 {
     lock_record_set(&module->first_lock, lock_type, target, assert);
     module->lock_count++;
@@ -432,6 +434,7 @@ static __opal_attribute_noinline__ int unlock_other(ompi_osc_newrma_module_t *mo
     }
     lock_record_set(&held, element->lock_type, target, element->lock_assert);
     held.ticket = element->lock_ticket;
+    held.word = osc_newrma_shm_lock(&module->shm, target);
     osc_newrma_target_remove(module, element);
     if (0 == --module->lock_count) {
         module->state = NEWRMA_WIN_NONE;
