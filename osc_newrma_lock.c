@@ -428,35 +428,22 @@ __opal_attribute_noinline__ void osc_newrma_lock_write_release_slow(ompi_osc_new
 /* lock_all never holds some locks while waiting for others (that could
  * deadlock against a process holding several exclusive locks): it enters in
  * one step when no exclusive lock is held or wanted, and otherwise waits
- * outside until there is none (writer preference). */
-void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
+ * outside until there is none (writer preference).  This is the way in
+ * after the one in line (osc_newrma_lock_all_acquire) failed: switch the
+ * window to announcing exclusive lockers first, or wait for the exclusive
+ * lockers in or waiting to leave. */
+__opal_attribute_noinline__ void osc_newrma_lock_all_acquire_slow(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *lockall = global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS);
     volatile int64_t *wanted = global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
     unsigned int spins = 0;
 
-    __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);
     for (;;) {
         lock_mode_announce(module);
-        (void) opal_atomic_fetch_add_64(lockall, 1);
-        osc_newrma_mb_after_rmw();
-        if (NEWRMA_LOCK_MODE_ANNOUNCE != lock_mode_read(module)) {
-            /* a revert began: it may not have seen us; start over */
-            (void) opal_atomic_fetch_add_64(lockall, -1);
-            continue;
-        }
-        if (0 == *wanted) {
+        if (osc_newrma_lock_all_try_enter(module)) {
             return;
         }
-        (void) opal_atomic_fetch_add_64(lockall, -1);
         while (0 != *wanted) {
             osc_newrma_backoff(&spins);
         }
     }
-}
-
-void osc_newrma_lock_all_release(ompi_osc_newrma_module_t *module)
-{
-    opal_atomic_wmb();   /* release */
-    (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
 }
