@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# bench/target_wait.c for several components and each way the target
+# waits, ranks bound to cores: per row the runs' values (us per lock_all +
+# op + unlock_all), sorted.  One run is one mpirun: the bimodality it shows
+# is between runs, not within one.
+#
+#   bench/target_wait.sh [get|put|none]
+# Environment: OSC="newrma sm" (components), WAITS="sleep spin iprobe recv",
+# RUNS=8, N=200000.
+set -eu
+# shellcheck source=bench/common.sh
+. "$(dirname "$0")/common.sh"
+op=${1:-get}
+bench_build target_wait || { echo "build failed (see build/bench-build.log)"; exit 1; }
+bench_env
+for comp in ${OSC:-newrma sm}; do
+    for how in ${WAITS:-sleep spin iprobe recv}; do
+        printf '%-8s %-4s target %-7s:' "$comp" "$op" "$how"
+        for _ in $(seq "${RUNS:-8}"); do
+            # shellcheck disable=SC2046  # the argument list is meant to split
+            timeout 120 mpirun --oversubscribe --bind-to core -np 2 $(bench_osc_args "$comp") \
+                "$bench_top/bench/bin/target_wait" "$op" "$how" "${N:-200000}" 2> /dev/null | tail -1
+        done | sort -n | tr '\n' ' '
+        echo
+    done
+done
