@@ -135,4 +135,19 @@ static inline const char *bench_errstr(int rc)
     return msg;
 }
 
+/* The end of a loop benchmark (bench/lock_loop.c, bench/target_wait.c):
+ * rank 0 prints its fastest repetition (us per iteration) or the error,
+ * then the window is freed and MPI finalized.  Returns main's exit code. */
+static inline int bench_loop_finish(int rank, int rc, double best_seconds, MPI_Win *win)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == rank) {
+        if (MPI_SUCCESS != rc) printf("error %d\n", rc);
+        else printf("%.4f\n", best_seconds * 1e6);
+    }
+    MPI_Win_free(win);
+    MPI_Finalize();
+    return MPI_SUCCESS == rc ? 0 : 1;
+}
+
 #endif

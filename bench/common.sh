@@ -42,6 +42,20 @@ bench_osc_args() {
     esac
 }
 
+# bench_runs_sorted RUNS COMP PROGRAM ARGS...: RUNS runs of a bench/bin
+# program at 2 ranks bound to cores under osc COMP, each one mpirun; prints
+# their last lines sorted, on one line (bench/lock_loop.sh, target_wait.sh).
+bench_runs_sorted() {
+    local runs=$1 comp=$2 prog=$3
+    shift 3
+    for _ in $(seq "$runs"); do
+        # shellcheck disable=SC2046  # the argument list is meant to split
+        timeout 120 mpirun --oversubscribe --bind-to core -np 2 $(bench_osc_args "$comp") \
+            "$bench_top/bench/bin/$prog" "$@" 2> /dev/null | tail -1
+    done | sort -n | tr '\n' ' '
+    echo
+}
+
 bench_human() {
     awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%dMiB", b / 1048576; else if (b >= 1024) printf "%dKiB", b / 1024; else printf "%dB", b }'
 }

@@ -8,10 +8,7 @@
  *
  *   mpirun -np 2 lock_loop [N [exclusive|shared|nocheck [REPS]]]
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "bench_common.h"
 
 int main(int argc, char **argv)
 {
@@ -44,12 +41,5 @@ int main(int argc, char **argv)
         double t = (MPI_Wtime() - t0) / (double) n;
         if (t < best) best = t;
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (0 == rank) {
-        if (MPI_SUCCESS != rc) printf("error %d\n", rc);
-        else printf("%.4f\n", best * 1e6);
-    }
-    MPI_Win_free(&win);
-    MPI_Finalize();
-    return MPI_SUCCESS == rc ? 0 : 1;
+    return bench_loop_finish(rank, rc, best, &win);
 }

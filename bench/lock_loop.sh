@@ -13,10 +13,5 @@ bench_build lock_loop || { echo "build failed (see build/bench-build.log)"; exit
 bench_env
 for comp in ${OSC:-newrma sm}; do
     printf '%-8s %s:' "$comp" "$kind"
-    for _ in $(seq "${RUNS:-5}"); do
-        # shellcheck disable=SC2046  # the argument list is meant to split
-        timeout 120 mpirun --oversubscribe --bind-to core -np 2 $(bench_osc_args "$comp") \
-            "$bench_top/bench/bin/lock_loop" "${N:-500000}" "$kind" 2> /dev/null | tail -1
-    done | sort -n | tr '\n' ' '
-    echo
+    bench_runs_sorted "${RUNS:-5}" "$comp" lock_loop "${N:-500000}" "$kind"
 done

@@ -12,10 +12,7 @@
  *     iprobe  rank 1 polls MPI_Iprobe (opal_progress), reading the clock
  *     recv    rank 1 blocks in MPI_Recv, as in a barrier or a collective
  */
-#include <mpi.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "bench_common.h"
 #include <unistd.h>
 
 enum { OP_GET, OP_PUT, OP_NONE };
@@ -86,12 +83,5 @@ int main(int argc, char **argv)
             MPI_Send(NULL, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
         }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (0 == rank) {
-        if (MPI_SUCCESS != rc) printf("error %d\n", rc);
-        else printf("%.4f\n", best * 1e6);
-    }
-    MPI_Win_free(&win);
-    MPI_Finalize();
-    return MPI_SUCCESS == rc ? 0 : 1;
+    return bench_loop_finish(rank, rc, best, &win);
 }

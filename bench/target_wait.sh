@@ -16,11 +16,6 @@ bench_env
 for comp in ${OSC:-newrma sm}; do
     for how in ${WAITS:-sleep spin iprobe recv}; do
         printf '%-8s %-4s target %-7s:' "$comp" "$op" "$how"
-        for _ in $(seq "${RUNS:-8}"); do
-            # shellcheck disable=SC2046  # the argument list is meant to split
-            timeout 120 mpirun --oversubscribe --bind-to core -np 2 $(bench_osc_args "$comp") \
-                "$bench_top/bench/bin/target_wait" "$op" "$how" "${N:-200000}" 2> /dev/null | tail -1
-        done | sort -n | tr '\n' ' '
-        echo
+        bench_runs_sorted "${RUNS:-8}" "$comp" target_wait "$op" "$how" "${N:-200000}"
     done
 done
