@@ -12,11 +12,12 @@
  *     of waiting readers, which the last writer to leave wakes;
  *   - the target never takes part: origins do every step with atomics.
  *
- * State word: reader count << 2 | WRITER_ACTIVE | WRITER_WAITING.  The
- * grant of a waiting writer is one CAS from exactly WRITER_WAITING to
- * WRITER_ACTIVE, tried by whoever makes the state become WRITER_WAITING (the
- * writer itself, the last reader to leave, the writer that leaves), so
- * exactly one of them hands the lock over and no wake-up is lost.
+ * State word: reader count << 3 | ANNOUNCE | WRITER_ACTIVE | WRITER_WAITING
+ * (ANNOUNCE: the lock mode, below).  The grant of a waiting writer is one
+ * CAS from exactly WRITER_WAITING to WRITER_ACTIVE (ANNOUNCE kept as it is),
+ * tried by whoever makes the state become WRITER_WAITING (the writer itself,
+ * the last reader to leave, the writer that leaves), so exactly one of them
+ * hands the lock over and no wake-up is lost.
  *
  * Fences: an acquire fence (opal_atomic_rmb) after each grant is seen, a
  * release fence (opal_atomic_wmb) before each step that lets another process
@@ -77,15 +78,21 @@ static void wait_unblocked(osc_newrma_qnode_t *node)
 /* the reader/writer queue lock                                        */
 /* ------------------------------------------------------------------ */
 
-/* (Out of line: the uncontended release only tests whether to call it.) */
+/* (Out of line: the uncontended release only tests whether to call it.)
+ * A CAS that failed only because ANNOUNCE changed (a switch or a revert of
+ * the lock mode) is tried again: nobody else would hand the lock over. */
 __opal_attribute_noinline__ void osc_newrma_lock_grant_writer(ompi_osc_newrma_module_t *module,
                                                            osc_newrma_lock_word_t *lock)
 {
-    int64_t expected = NEWRMA_LOCK_WRITER_WAITING;
+    int64_t seen = lock->state;
 
-    if (opal_atomic_compare_exchange_strong_64(&lock->state, &expected, NEWRMA_LOCK_WRITER_ACTIVE)) {
-        opal_atomic_wmb();   /* release */
-        qnode(module, lock->writer_head - 1)->blocked = 0;
+    while (NEWRMA_LOCK_WRITER_WAITING == (seen & ~NEWRMA_LOCK_ANNOUNCE)) {
+        if (opal_atomic_compare_exchange_strong_64(&lock->state, &seen,
+                                                   (seen & NEWRMA_LOCK_ANNOUNCE) | NEWRMA_LOCK_WRITER_ACTIVE)) {
+            opal_atomic_wmb();   /* release */
+            qnode(module, lock->writer_head - 1)->blocked = 0;
+            return;
+        }
     }
 }
 
@@ -195,17 +202,25 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
 /* lock_all's O(1) path needs exclusive lockers to announce themselves on a
  * window-wide word (two atomics on a line every locker writes, and a full
  * barrier).  Most windows never see a lock_all, so announcing starts with
- * the first one: it sets the window-wide mode to SWITCHING, waits until no
- * target has an unannounced writer, and sets ANNOUNCE.  An unannounced
- * writer checks the mode after it got the lock (a Dekker pair with the
+ * the first one: it sets the window-wide mode to SWITCHING, then on each
+ * target sets the word's ANNOUNCE bit and waits until the target has no
+ * unannounced writer, and sets ANNOUNCE.  The uncontended writer's CAS from
+ * an all-zero word fails once the bit is set (osc_newrma_lock_try_write_quiet):
+ * on that word, the switch either made the CAS fail or waits for the
+ * writer.  A writer that takes the lock any other way (after it found it
+ * taken) checks the mode after it got the lock (a Dekker pair with the
  * switch: it sees the switch, or the switch sees its lock); if a switch
  * began, it steps out and comes back announced.
  * A process that then takes many exclusive locks and no lock_all tries to
  * go back (osc_newrma_lock_quiet_after): ANNOUNCE -> REVERTING, and QUIET if
  * no lock_all holder is in (a Dekker pair with lock_all's entry, which
  * checks the mode after counting itself in and starts over if it is no
- * longer ANNOUNCE), else back to ANNOUNCE.  Announced holders keep their
- * announcement until they release; the next lock_all switches again. */
+ * longer ANNOUNCE), else back to ANNOUNCE.  Going QUIET, the revert clears
+ * every word's ANNOUNCE bit before it stores QUIET: no switch can begin
+ * before that store (it needs QUIET), so it cannot clear a switch's bits.
+ * Announced holders keep their announcement until they release; the next
+ * lock_all switches again.  So: a word carries ANNOUNCE whenever the mode is
+ * ANNOUNCE, and from a switch's visit to it until the revert's. */
 /* (The modes and the ticket's NEWRMA_LOCK_TICKET_ANNOUNCED are in
  * osc_newrma_lock.h, for the path in line.) */
 
@@ -239,7 +254,9 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
                                                       NEWRMA_LOCK_MODE_SWITCHING)) {
             osc_newrma_mb_after_rmw();
             for (int target = 0 ; target < module->size ; ++target) {
-                wait_no_writer(osc_newrma_shm_lock(&module->shm, target));
+                osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
+                (void) opal_atomic_fetch_or_64(&lock->state, NEWRMA_LOCK_ANNOUNCE);
+                wait_no_writer(lock);
             }
             __atomic_store_n(osc_newrma_lock_mode(module), NEWRMA_LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
             NEWRMA_VERBOSE(30, "lock mode: exclusive lockers announce themselves (a lock_all)");
@@ -261,6 +278,12 @@ static void lock_mode_try_quiet(ompi_osc_newrma_module_t *module)
     }
     osc_newrma_mb_after_rmw();   /* the mode we set before the holders we read */
     mode = 0 == *lockall ? NEWRMA_LOCK_MODE_QUIET : NEWRMA_LOCK_MODE_ANNOUNCE;
+    if (NEWRMA_LOCK_MODE_QUIET == mode) {
+        for (int target = 0 ; target < module->size ; ++target) {
+            (void) opal_atomic_fetch_and_64(&osc_newrma_shm_lock(&module->shm, target)->state,
+                                            ~NEWRMA_LOCK_ANNOUNCE);
+        }
+    }
     __atomic_store_n(osc_newrma_lock_mode(module), mode, __ATOMIC_RELEASE);
     NEWRMA_VERBOSE(30, "lock mode: %s",
                    NEWRMA_LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"

@@ -15,11 +15,17 @@
 
 #include "osc_newrma.h"
 
-/* The lock word's state: reader count << 2 | WRITER_ACTIVE | WRITER_WAITING. */
+/* The lock word's state: reader count << 3 | ANNOUNCE | WRITER_ACTIVE |
+ * WRITER_WAITING.  ANNOUNCE is set on every target's word while the window's
+ * exclusive lockers announce themselves to lock_all (the lock mode is not
+ * QUIET, osc_newrma_lock.c): the uncontended writer's CAS from an all-zero
+ * word then fails, so that CAS alone tells it the window is quiet -- no
+ * load of the mode after it. */
 #define NEWRMA_LOCK_WRITER_WAITING ((int64_t) 1)
 #define NEWRMA_LOCK_WRITER_ACTIVE  ((int64_t) 2)
 #define NEWRMA_LOCK_WRITER_FLAGS   (NEWRMA_LOCK_WRITER_WAITING | NEWRMA_LOCK_WRITER_ACTIVE)
-#define NEWRMA_LOCK_READER         ((int64_t) 4)
+#define NEWRMA_LOCK_ANNOUNCE       ((int64_t) 4)
+#define NEWRMA_LOCK_READER         ((int64_t) 8)
 
 /* The window's lock mode: whether exclusive lockers announce themselves to
  * lock_all (osc_newrma_lock.c, "the lock mode"). */
@@ -50,16 +56,34 @@ static inline volatile int64_t *osc_newrma_lock_mode(ompi_osc_newrma_module_t *m
 static inline void osc_newrma_lock_grant_if_writer_waits(ompi_osc_newrma_module_t *module,
                                                          osc_newrma_lock_word_t *lock, int64_t now)
 {
-    if (OPAL_UNLIKELY(NEWRMA_LOCK_WRITER_WAITING == now)) {
+    if (OPAL_UNLIKELY(NEWRMA_LOCK_WRITER_WAITING == (now & ~NEWRMA_LOCK_ANNOUNCE))) {
         osc_newrma_lock_grant_writer(module, lock);
     }
 }
 
 /* Take the lock in one CAS if it is entirely free (no holder, nobody
- * queued): the uncontended case, and the way in for a writer without a free
- * queue node (more exclusive locks held at once than osc_newrma_lock_qnodes).
- * It never overtakes a queued writer, since it needs an empty queue. */
+ * queued), whatever the lock mode: the way in of a writer that found the
+ * lock taken, and of one without a free queue node (more exclusive locks
+ * held at once than osc_newrma_lock_qnodes).  It never overtakes a queued
+ * writer, since it needs an empty queue. */
 static inline bool osc_newrma_lock_try_write(osc_newrma_lock_word_t *lock)
+{
+    int64_t seen = lock->state;
+
+    if (0 == lock->writer_tail && 0 == (seen & ~NEWRMA_LOCK_ANNOUNCE)
+        && opal_atomic_compare_exchange_strong_64(&lock->state, &seen, seen | NEWRMA_LOCK_WRITER_ACTIVE)) {
+        opal_atomic_rmb();   /* acquire */
+        return true;
+    }
+    return false;
+}
+
+/* The same on a quiet window only: the CAS from exactly 0 fails while the
+ * word carries ANNOUNCE.  Taken this way, the lock is unannounced and the
+ * window was quiet at the CAS -- a switch to announcing sets ANNOUNCE on
+ * this word before it waits for the word's writer to leave, so it either
+ * made this CAS fail or waits for us. */
+static inline bool osc_newrma_lock_try_write_quiet(osc_newrma_lock_word_t *lock)
 {
     int64_t expected = 0;
 
@@ -116,22 +140,14 @@ static inline void osc_newrma_lock_end_read(ompi_osc_newrma_module_t *module, os
 static inline int osc_newrma_lock_ticket(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock,
                                          bool exclusive)
 {
-    volatile int64_t *mode;
-
     if (!exclusive) {
         if (OPAL_UNLIKELY(!osc_newrma_lock_try_read(lock))) {
             osc_newrma_lock_read_contended(module, lock);
         }
         return 0;
     }
-    mode = osc_newrma_lock_mode(module);   /* once: each atomic makes module's fields be read again */
-    if (OPAL_LIKELY(NEWRMA_LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE)
-                    && osc_newrma_lock_try_write(lock))) {
-        osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
-        if (OPAL_LIKELY(NEWRMA_LOCK_MODE_QUIET == __atomic_load_n(mode, __ATOMIC_ACQUIRE))) {
-            return 0;                /* no queue node, not announced */
-        }
-        osc_newrma_lock_end_write_unqueued(module, lock);   /* the first lock_all may not see us */
+    if (OPAL_LIKELY(osc_newrma_lock_try_write_quiet(lock))) {
+        return 0;                    /* no queue node, not announced */
     }
     return osc_newrma_lock_write_slow(module, lock);
 }
