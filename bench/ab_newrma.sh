@@ -29,8 +29,7 @@ if [ ! -e "$a_dir/install/lib/openmpi/mca_osc_newrma.so" ]; then
     git -C "$bench_top" worktree remove --force "$a_dir/src"
 fi
 # B: the working tree, and the benchmark program (the same binary for both)
-bench_build rma_bench || { echo "build failed (see build/bench-build.log)"; exit 1; }
-bench_env
+bench_prepare rma_bench
 pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
 
 printf '%-4s %-40s %10s %10s\n' build "row ($flavor, $np ranks)" median min

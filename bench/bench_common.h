@@ -135,6 +135,26 @@ static inline const char *bench_errstr(int rc)
     return msg;
 }
 
+/* The start of a two-rank loop program (bench/lock_loop.c,
+ * bench/target_wait.c): MPI_Init, this rank, and an allocate window of
+ * 4096 bytes (displacement unit disp_unit) that returns errors.  With args_ok false or
+ * fewer than two ranks, rank 0 prints usage and every rank aborts. */
+static inline void bench_loop_start(int *argc, char ***argv, int args_ok, const char *usage, int disp_unit,
+                                    int *rank, void *base, MPI_Win *win)
+{
+    int size;
+
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2 || !args_ok) {
+        if (0 == *rank) fprintf(stderr, "usage: %s\n", usage);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    MPI_Win_allocate(4096, disp_unit, MPI_INFO_NULL, MPI_COMM_WORLD, base, win);
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+}
+
 /* The end of a loop benchmark (bench/lock_loop.c, bench/target_wait.c):
  * rank 0 prints its fastest repetition (us per iteration) or the error,
  * then the window is freed and MPI finalized.  Returns main's exit code. */

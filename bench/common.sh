@@ -4,6 +4,7 @@
 #                              bench/bin/PROG (extra flags: BENCH_CFLAGS);
 #                              1 if newrma's build failed, 2 if a program's
 #   bench_env                  point Open MPI at build/install, allow root
+#   bench_prepare PROG...      bench_build, exiting on failure, then bench_env
 #   bench_osc_args NAME        mpirun arguments that select osc NAME on node
 #   bench_human BYTES          8B, 64KiB, 4MiB
 #   bench_median               median of the numbers on stdin ("-" ignored;
@@ -30,6 +31,12 @@ bench_env() {
     pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
     export OMPI_MCA_mca_base_component_path="$bench_top/build/install/lib/openmpi:$pkglibdir"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+}
+
+# The start of a driver that needs its programs and nothing else.
+bench_prepare() {
+    bench_build "$@" || { echo "build failed (see build/bench-build.log)"; exit 1; }
+    bench_env
 }
 
 # Debian's openmpi-mca-params.conf disables osc ucx and pt2pt unless named

@@ -14,21 +14,14 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 500000;
     const char *kind = argc > 2 ? argv[2] : "exclusive";
-    int reps = argc > 3 ? atoi(argv[3]) : 7, rank, size, rc = MPI_SUCCESS;
+    int reps = argc > 3 ? atoi(argv[3]) : 7, rank, rc = MPI_SUCCESS;
     int type = 0 == strcmp(kind, "shared") ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
     int assert = 0 == strcmp(kind, "nocheck") ? MPI_MODE_NOCHECK : 0;
     double best = 1e30, *base;
     MPI_Win win;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || n < 1 || reps < 1) {
-        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2 lock_loop [N [exclusive|shared|nocheck [REPS]]]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    MPI_Win_allocate(4096, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    bench_loop_start(&argc, &argv, n >= 1 && reps >= 1, "mpirun -np 2 lock_loop [N [exclusive|shared|nocheck [REPS]]]",
+                     (int) sizeof(double), &rank, &base, &win);
     for (int r = 0; r < reps; ++r) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();

@@ -9,8 +9,7 @@ set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 kind=${1:-exclusive}
-bench_build lock_loop || { echo "build failed (see build/bench-build.log)"; exit 1; }
-bench_env
+bench_prepare lock_loop
 for comp in ${OSC:-newrma sm}; do
     printf '%-8s %s:' "$comp" "$kind"
     bench_runs_sorted "${RUNS:-5}" "$comp" lock_loop "${N:-500000}" "$kind"

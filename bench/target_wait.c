@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 {
     static const char *const ops[] = { "get", "put", "none" };
     static const char *const waits[] = { "sleep", "spin", "iprobe", "recv" };
-    int rank, size, rc = MPI_SUCCESS;
+    int rank, rc = MPI_SUCCESS;
     int op = argc > 1 ? lookup(argv[1], ops, 3) : -1, how = argc > 2 ? lookup(argv[2], waits, 4) : -1;
     long n = argc > 3 ? atol(argv[3]) : 200000;
     int reps = argc > 4 ? atoi(argv[4]) : 7;
@@ -57,15 +57,8 @@ int main(int argc, char **argv)
     char *base;
     MPI_Win win;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || op < 0 || how < 0 || n < 1 || reps < 1) {
-        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2 target_wait get|put|none sleep|spin|iprobe|recv [N [REPS]]\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-    MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    bench_loop_start(&argc, &argv, op >= 0 && how >= 0 && n >= 1 && reps >= 1,
+                     "mpirun -np 2 target_wait get|put|none sleep|spin|iprobe|recv [N [REPS]]", 1, &rank, &base, &win);
     for (int r = 0 ; r < reps ; ++r) {
         MPI_Barrier(MPI_COMM_WORLD);
         if (1 == rank) {

@@ -11,8 +11,7 @@ set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 op=${1:-get}
-bench_build target_wait || { echo "build failed (see build/bench-build.log)"; exit 1; }
-bench_env
+bench_prepare target_wait
 for comp in ${OSC:-newrma sm}; do
     for how in ${WAITS:-sleep spin iprobe recv}; do
         printf '%-8s %-4s target %-7s:' "$comp" "$op" "$how"
