@@ -839,7 +839,7 @@ static void apply(const assist_request_t *req, struct ompi_datatype_t *dt, const
     char *t = (char *) (uintptr_t) req->addr;
 
     if (NEWRMA_ASSIST_PUT == req->kind || NEWRMA_ASSIST_GET == req->kind) {
-        memcpy(NEWRMA_ASSIST_PUT == req->kind ? (void *) t : (void *) out, NEWRMA_ASSIST_PUT == req->kind ? in : (const uint8_t *) t,
+        osc_newrma_copy_bytes(NEWRMA_ASSIST_PUT == req->kind ? (void *) t : (void *) out, NEWRMA_ASSIST_PUT == req->kind ? in : (const uint8_t *) t,
                req->count);
         return;
     }

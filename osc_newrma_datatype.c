@@ -57,3 +57,19 @@ int osc_newrma_datatype_iovecs(struct ompi_datatype_t *dt, int count, const void
     return OMPI_SUCCESS;
 }
 
+
+void osc_newrma_copy_chunked(void *dst, const void *src, size_t bytes)
+{
+    size_t chunk = mca_osc_newrma_component.copy_chunk_bytes;
+    char *d = dst;
+    const char *s = src;
+
+    if (0 == chunk) {                      /* chunks switched off */
+        memcpy(dst, src, bytes);
+        return;
+    }
+    for ( ; bytes > chunk ; bytes -= chunk, d += chunk, s += chunk) {
+        memcpy(d, s, chunk);
+    }
+    memcpy(d, s, bytes);
+}
