@@ -58,13 +58,13 @@ int osc_newrma_datatype_iovecs(struct ompi_datatype_t *dt, int count, const void
 }
 
 
-void osc_newrma_copy_chunked(void *dst, const void *src, size_t bytes)
+void osc_newrma_copy_any(void *dst, const void *src, size_t bytes)
 {
     size_t chunk = mca_osc_newrma_component.copy_chunk_bytes;
     char *d = dst;
     const char *s = src;
 
-    if (0 == chunk) {                      /* chunks switched off */
+    if (OPAL_LIKELY(bytes <= chunk || 0 == chunk)) {   /* 0: pieces switched off */
         memcpy(dst, src, bytes);
         return;
     }

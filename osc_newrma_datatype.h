@@ -89,27 +89,25 @@ static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64
     return OMPI_SUCCESS;
 }
 
-/* A large copy as memcpy's of copy_chunk_bytes each (osc_newrma_datatype.c). */
-void osc_newrma_copy_chunked(void *dst, const void *src, size_t bytes);
+/* Any length but 8 bytes: one memcpy, or memcpy's of copy_chunk_bytes each
+ * above that (osc_newrma_datatype.c). */
+void osc_newrma_copy_any(void *dst, const void *src, size_t bytes);
 
 /* memcpy for RMA payloads: one 8-byte element (a double, a counter, an
  * MPI_Aint) is the commonest, and a variable-length memcpy is a call
  * through the PLT to glibc's size dispatch -- a move in line instead.
- * Copies larger than osc_newrma_copy_chunk_bytes go in chunks: glibc picks
- * its copy loop by the length of one call, and on AMD CPUs it stops using
+ * Other lengths take one call, as memcpy did: copies larger than
+ * osc_newrma_copy_chunk_bytes go in pieces there, because glibc picks its
+ * copy loop by the length of one call, and on AMD CPUs it stops using
  * `rep movsb` above the L2 size, where its vector loop moves 1-4 MiB at
- * 0.55-0.8x the speed of the same bytes in chunks (docs/performance.md). */
+ * 0.55-0.8x the speed of the same bytes in pieces (docs/performance.md). */
 static inline void osc_newrma_copy_bytes(void *dst, const void *src, size_t bytes)
 {
     if (OPAL_LIKELY(sizeof(uint64_t) == bytes)) {
         memcpy(dst, src, sizeof(uint64_t));
         return;
     }
-    if (OPAL_UNLIKELY(bytes > mca_osc_newrma_component.copy_chunk_bytes)) {
-        osc_newrma_copy_chunked(dst, src, bytes);
-        return;
-    }
-    memcpy(dst, src, bytes);
+    osc_newrma_copy_any(dst, src, bytes);
 }
 
 /* Copy within this address space, any datatypes. */
