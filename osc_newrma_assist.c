@@ -53,21 +53,6 @@
 #include "osc_newrma_datatype.h"
 #include "opal/runtime/opal_progress.h"
 
-/* the state word: sequence << NEWRMA_ASSIST_BITS | state */
-enum {
-    NEWRMA_ASSIST_FREE = 0,
-    NEWRMA_ASSIST_CLAIMED,
-    NEWRMA_ASSIST_POSTED,
-    NEWRMA_ASSIST_TAKEN,
-    NEWRMA_ASSIST_DONE,
-    /* withdrawn after its origin's MPI_Win_complete signalled: the origin
-     * is doing it by single copy, and the target's MPI_Win_wait must not
-     * return before it is done (the origin frees the mailbox then) */
-    NEWRMA_ASSIST_WITHDRAWING,
-};
-#define NEWRMA_ASSIST_BITS 3
-#define NEWRMA_ASSIST_MASK ((1u << NEWRMA_ASSIST_BITS) - 1)
-
 /* A stamp older than this means the target is computing, not in MPI. */
 #define NEWRMA_ASSIST_FRESH_NS 50000
 /* The target rewrites its stamp at most this often (the line is read by

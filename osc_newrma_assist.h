@@ -114,12 +114,37 @@ int osc_newrma_assist_collect_answer(ompi_osc_newrma_module_t *module);
  * left one there before its MPI_Win_complete). */
 bool osc_newrma_assist_drained(ompi_osc_newrma_module_t *module);
 
+/* the state word: sequence << NEWRMA_ASSIST_BITS | state */
+enum {
+    NEWRMA_ASSIST_FREE = 0,
+    NEWRMA_ASSIST_CLAIMED,
+    NEWRMA_ASSIST_POSTED,
+    NEWRMA_ASSIST_TAKEN,
+    NEWRMA_ASSIST_DONE,
+    /* withdrawn after its origin's MPI_Win_complete signalled: the origin
+     * is doing it by single copy, and the target's MPI_Win_wait must not
+     * return before it is done (the origin frees the mailbox then) */
+    NEWRMA_ASSIST_WITHDRAWING,
+};
+#define NEWRMA_ASSIST_BITS 3
+#define NEWRMA_ASSIST_MASK ((1u << NEWRMA_ASSIST_BITS) - 1)
+
+/* Is a request posted in our own mailbox?  One load of our own line, so
+ * that a spin-wait takes the serving lock (two locked instructions) only
+ * when there is something to serve. */
+static inline bool osc_newrma_assist_request_posted(const ompi_osc_newrma_module_t *module)
+{
+    const osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
+
+    return NEWRMA_ASSIST_POSTED == (__atomic_load_n(&box->state, __ATOMIC_RELAXED) & NEWRMA_ASSIST_MASK);
+}
+
 /* One step of a window's own spin-wait where origins may be waiting for
  * us (fence, MPI_Win_wait): answer the mailbox at once rather than only
  * from opal_progress, which the backoff reaches after its busy phase. */
 static inline void osc_newrma_assist_serve_now(ompi_osc_newrma_module_t *module)
 {
-    if (osc_newrma_assist_served(module)) {
+    if (osc_newrma_assist_served(module) && osc_newrma_assist_request_posted(module)) {
         (void) osc_newrma_progress_serve(module);
     }
 }
