@@ -107,6 +107,8 @@ struct ompi_osc_newrma_component_t {
     size_t copy_chunk_bytes;             /* larger memcpy's of payloads go in pieces of this */
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
     int assist_share_bytes_var;          /* its MCA variable (was it set, or is it the default?) */
+    size_t relay_bytes;                  /* puts/gets from this size relayed to a present target */
+    int relay_bytes_var;                 /* its MCA variable */
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -135,6 +137,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t assist_left;        /* requests MPI_Win_complete left to their targets (MPI_T pvar) */
     uint64_t ucx_rendezvous_received;  /* UCX messages that came by rendezvous (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
+    uint64_t relayed_bytes;      /* bytes of our puts/gets relayed through shared slots (MPI_T pvar) */
 };
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
@@ -339,6 +342,7 @@ struct ompi_osc_newrma_module_t {
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
+    size_t assist_relay_bytes;           /* puts/gets from this size may be relayed (SIZE_MAX: none) */
     unsigned int assist_share_parts;     /* a shared copy's chunks: this fraction of it */
     osc_newrma_assist_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */

@@ -51,6 +51,7 @@
 #include "osc_newrma_assist.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_relay.h"
 #include "opal/runtime/opal_progress.h"
 
 /* A stamp older than this means the target is computing, not in MPI. */
@@ -127,6 +128,7 @@ uint64_t osc_newrma_assist_now(void)
 typedef struct {
     size_t from_bytes;
     unsigned int parts;
+    size_t relay_from;       /* relays from this size (SIZE_MAX: none) */
 } share_policy_t;
 
 #define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
@@ -170,25 +172,42 @@ cleanup:
     return speed;
 }
 
-/* osc_newrma_assist_share_bytes as set, or, left at its default, as this
- * machine's single-copy speed says (measured once per process: 0.1 ms). */
+/* Was MCA variable `var` left at its default? */
+static bool var_is_default(int var)
+{
+    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+
+    return OPAL_SUCCESS == mca_base_var_get_value(var, NULL, &source, NULL) && MCA_BASE_VAR_SOURCE_DEFAULT == source;
+}
+
+/* osc_newrma_assist_share_bytes and osc_newrma_relay_bytes as set, or,
+ * left at their defaults, as this machine's single-copy speed says
+ * (measured once per process: 0.1 ms).  A relay pays where the system call
+ * is slow (two memcpys at cache speed against it); elsewhere it costs a
+ * hand-over and a second copy for nothing. */
 static share_policy_t share_policy_choose(void)
 {
-    share_policy_t policy = { .from_bytes = mca_osc_newrma_component.assist_share_bytes, .parts = 16 };
-    mca_base_var_source_t source = MCA_BASE_VAR_SOURCE_DEFAULT;
+    const ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    share_policy_t policy = { .from_bytes = c->assist_share_bytes, .parts = 16,
+                              .relay_from = 0 == c->relay_bytes ? SIZE_MAX : c->relay_bytes };
+    bool share_auto = var_is_default(c->assist_share_bytes_var), relay_auto = var_is_default(c->relay_bytes_var);
+    bool kernel_bound;
     double speed;
 
-    if (OPAL_SUCCESS != mca_base_var_get_value(mca_osc_newrma_component.assist_share_bytes_var, NULL, &source,
-                                               NULL)
-        || MCA_BASE_VAR_SOURCE_DEFAULT != source) {
+    if (!share_auto && !relay_auto) {
         return policy;
     }
     speed = single_copy_speed(NEWRMA_SHARE_PROBE_BYTES);
-    if (speed >= 0.0 && speed < NEWRMA_SHARE_CPU_BOUND_SPEED) {
-        policy = (share_policy_t) { .from_bytes = 2 * NEWRMA_SHARE_MIN_CHUNK, .parts = 4 };
+    kernel_bound = speed >= 0.0 && speed < NEWRMA_SHARE_CPU_BOUND_SPEED;
+    if (share_auto && kernel_bound) {
+        policy.from_bytes = 2 * NEWRMA_SHARE_MIN_CHUNK;
+        policy.parts = 4;
     }
-    NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts",
-                   speed, policy.from_bytes, policy.parts);
+    if (relay_auto && !kernel_bound) {
+        policy.relay_from = SIZE_MAX;
+    }
+    NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts; "
+                   "relays from %zu bytes", speed, policy.from_bytes, policy.parts, policy.relay_from);
     return policy;
 }
 
@@ -206,6 +225,7 @@ static share_policy_t share_policy(void)
             chosen = policy;
             /* what MPI_T and ompi_info --all read from now on: the value in use */
             mca_osc_newrma_component.assist_share_bytes = policy.from_bytes;
+            mca_osc_newrma_component.relay_bytes = SIZE_MAX == policy.relay_from ? 0 : policy.relay_from;
             __atomic_store_n(&is_chosen, 1, __ATOMIC_RELEASE);
         }
         OPAL_THREAD_UNLOCK(&mca_osc_newrma_component.am_lock);
@@ -221,6 +241,7 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
     module->assist_attended = false;
     module->assist_share_bytes = SIZE_MAX;
     module->assist_share_parts = 1;
+    module->assist_relay_bytes = SIZE_MAX;
     if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
         return;
     }
@@ -240,11 +261,14 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
      * are collected after MPI_Win_complete signals, when the target's
      * MPI_Win_wait is about to serve them anyway. */
     module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
-    if (module->assist_attended && 0 != mca_osc_newrma_component.assist_share_bytes
-        && module->assist_max_bytes >= sizeof(assist_share_t)) {
+    if (module->assist_attended && module->assist_max_bytes >= sizeof(assist_share_t)) {
         share_policy_t policy = share_policy();
-        module->assist_share_bytes = policy.from_bytes;
-        module->assist_share_parts = policy.parts;
+        if (0 != policy.from_bytes) {
+            module->assist_share_bytes = policy.from_bytes;
+            module->assist_share_parts = policy.parts;
+        }
+        /* one relay area per process, used by one thread at a time */
+        module->assist_relay_bytes = ompi_mpi_thread_multiple ? SIZE_MAX : policy.relay_from;
     }
 }
 
@@ -713,6 +737,145 @@ int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int tar
 }
 
 /* ------------------------------------------------------------------ */
+/* relays: large contiguous puts and gets through shared slots          */
+/* ------------------------------------------------------------------ */
+
+/* A relay's payload: the size, and the origin's area by its names. */
+typedef struct {
+    uint64_t bytes;
+    uint64_t cookie;
+    int32_t fd;
+} assist_relay_t;
+
+static inline uint64_t relay_chunks(uint64_t bytes)
+{
+    return (bytes + NEWRMA_RELAY_SLOT_BYTES - 1) / NEWRMA_RELAY_SLOT_BYTES;
+}
+
+static inline size_t relay_chunk_len(uint64_t bytes, uint64_t i)
+{
+    uint64_t off = i * NEWRMA_RELAY_SLOT_BYTES;
+
+    return bytes - off < NEWRMA_RELAY_SLOT_BYTES ? bytes - off : NEWRMA_RELAY_SLOT_BYTES;
+}
+
+typedef enum {
+    RELAY_READY,      /* the counter got there */
+    RELAY_WITHDRAWN,  /* the target did not take the request in time: taken back */
+    RELAY_REFUSED,    /* the target took it and gave up at once (it cannot map our area) */
+} relay_wait_t;
+
+/* Wait until the other side's counter reaches `at_least`.  While the
+ * request is only posted, up to osc_newrma_assist_timeout (from the first
+ * wait of the relay, *deadline), then withdraw it; once taken, as long as
+ * it takes: the target copies until it is done. */
+static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, const volatile uint64_t *counter,
+                               uint64_t at_least, uint64_t *deadline)
+{
+    unsigned int turns = 0;
+
+    while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
+        uint32_t state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), posted = mine | NEWRMA_ASSIST_POSTED;
+
+        if ((mine | NEWRMA_ASSIST_DONE) == state) {
+            /* the target advances the counters before it says DONE */
+            return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= at_least ? RELAY_READY : RELAY_REFUSED;
+        }
+        if (posted == state && 0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS) {
+            uint64_t now = osc_newrma_assist_now();
+            if (0 == *deadline) {
+                *deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
+            } else if (now > *deadline
+                       && __atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                return RELAY_WITHDRAWN;
+            }
+        }
+        osc_newrma_cpu_relax();
+    }
+    return RELAY_READY;
+}
+
+/* Stream the chunks: a put's into the slots as they free up, a get's out
+ * of them as they fill. */
+static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma_assist_box_t *box, uint32_t mine,
+                                 bool write, char *local, uint64_t bytes)
+{
+    osc_newrma_relay_head_t *head = area->head;
+    uint64_t chunks = relay_chunks(bytes), deadline = 0;
+    relay_wait_t got = RELAY_READY;
+
+    for (uint64_t i = 0 ; i < chunks && RELAY_READY == got ; ++i) {
+        char *slot = osc_newrma_relay_slot(area, i), *here = local + i * NEWRMA_RELAY_SLOT_BYTES;
+        if (write) {
+            got = relay_wait(box, mine, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0,
+                             &deadline);
+            if (RELAY_READY == got) {
+                memcpy(slot, here, relay_chunk_len(bytes, i));
+                __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+            }
+        } else {
+            got = relay_wait(box, mine, &head->filled, i + 1, &deadline);
+            if (RELAY_READY == got) {
+                memcpy(here, slot, relay_chunk_len(bytes, i));
+                __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+            }
+        }
+    }
+    /* a put is complete when the target has copied its last chunk out */
+    return write && RELAY_READY == got ? relay_wait(box, mine, &head->consumed, chunks, &deadline) : got;
+}
+
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                            uint64_t taddr, size_t bytes)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
+                             .count = (uint32_t) module->rank, .addr = taddr };
+    const osc_newrma_relay_area_t *area;
+    assist_relay_t init;
+    uint64_t stamp;
+    uint32_t mine;
+    relay_wait_t got;
+    int ret = osc_newrma_assist_flush_pending(module);   /* the mailbox may hold our own request */
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (!target_present(module, target, &stamp) || NULL == (area = osc_newrma_relay_own())) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    /* nobody uses the area between relays: the last one's target said
+     * DONE after its last access, or never took it */
+    area->head->filled = 0;
+    area->head->consumed = 0;
+    init = (assist_relay_t) { .bytes = bytes, .cookie = area->cookie, .fd = area->fd };
+    if (OMPI_SUCCESS != assist_claim_post(module, target, &req, &init, sizeof(init), &mine)) {
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    got = relay_stream(area, box, mine, write, (char *) local, bytes);
+    if (RELAY_WITHDRAWN == got) {
+        NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: not taken in time, withdrawn", bytes, target);
+        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    /* the target says DONE right after its last chunk (or at once, refusing) */
+    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+        osc_newrma_cpu_relax();
+    }
+    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    if (RELAY_REFUSED == got) {
+        NEWRMA_VERBOSE(10, "relay to rank %d refused (it cannot map this process's relay area): "
+                       "no more relays on this window", target);
+        module->assist_relay_bytes = SIZE_MAX;   /* that target cannot reach us: no more tries */
+        return OMPI_ERR_WOULD_BLOCK;
+    }
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.relayed_bytes, (int64_t) bytes);
+    return OMPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
 /* target side                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -859,6 +1022,57 @@ static size_t request_bytes(const assist_request_t *req, struct ompi_datatype_t 
     return bytes;
 }
 
+/* Serve a relay: map the origin's area (or refuse: DONE at once, nothing
+ * copied), then copy a put's chunks out of its slots into our memory, or a
+ * get's from our memory into them, as they fill or free up. */
+static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+                       const assist_request_t *req)
+{
+    const assist_relay_t *relay = (const assist_relay_t *) box->payload;
+    uint64_t bytes = relay->bytes, cookie = relay->cookie, chunks;
+    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    uint32_t done = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE;
+    int origin = (int) req->count, fd = relay->fd;
+    char *mine = (char *) (uintptr_t) req->addr;
+    const osc_newrma_relay_area_t *area;
+    osc_newrma_relay_head_t *head;
+
+    if (origin < 0 || origin >= module->size || origin == module->rank || 0 == bytes) {
+        return 0;
+    }
+    area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
+    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        return 0;
+    }
+    if (NULL == area) {
+        __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
+        return 1;
+    }
+    head = area->head;
+    chunks = relay_chunks(bytes);
+    for (uint64_t i = 0 ; i < chunks ; ++i) {
+        char *slot = osc_newrma_relay_slot(area, i), *here = mine + i * NEWRMA_RELAY_SLOT_BYTES;
+        if (NEWRMA_ASSIST_RELAY_PUT == req->kind) {
+            while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+                osc_newrma_cpu_relax();
+            }
+            osc_newrma_copy_bytes(here, slot, relay_chunk_len(bytes, i));
+            __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+        } else {
+            while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
+                osc_newrma_cpu_relax();
+            }
+            osc_newrma_copy_bytes(slot, here, relay_chunk_len(bytes, i));
+            __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+        }
+    }
+    __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
+    /* still inside MPI after a long copy: say so, or the origin's next
+     * relay would find the stamp stale */
+    presence_stamp(module, osc_newrma_assist_now());
+    return 1;
+}
+
 int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
@@ -882,6 +1096,9 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind
         || NEWRMA_ASSIST_SHARE_ACC == req.kind) {
         return serve_share(module, box, posted, &req);
+    }
+    if (NEWRMA_ASSIST_RELAY_PUT == req.kind || NEWRMA_ASSIST_RELAY_GET == req.kind) {
+        return serve_relay(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
     if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes) {

@@ -15,7 +15,8 @@
 #include "osc_newrma_progress.h"
 
 enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET,
-       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET, NEWRMA_ASSIST_SHARE_ACC };
+       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET, NEWRMA_ASSIST_SHARE_ACC,
+       NEWRMA_ASSIST_RELAY_PUT, NEWRMA_ASSIST_RELAY_GET };
 
 /* What a process does with the bytes [off, off + len) of a shared operation. */
 typedef int (*osc_newrma_share_chunk_fn_t)(void *ctx, uint64_t off, uint64_t len);
@@ -69,6 +70,16 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
  * (OMPI_ERR_WOULD_BLOCK: mailbox busy, not posted -- the caller copies it
  * alone). */
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
+                            uint64_t taddr, size_t bytes);
+
+/* Origin side, large contiguous puts and gets of the single-copy table to
+ * a target inside MPI (its presence stamp is fresh): stream `bytes`
+ * through this process's relay area (osc_newrma_relay.h) -- the writer
+ * copies chunks into its slots, the reader out of them -- and return
+ * complete.  OMPI_ERR_WOULD_BLOCK: not done (target absent, mailbox busy,
+ * no area, not taken in time, or the target cannot map the area); the
+ * caller copies it another way. */
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
 
 /* Origin side, large accumulates and get_accumulates on the single-copy

@@ -19,6 +19,7 @@
 #include "osc_newrma_am.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_progress.h"
+#include "osc_newrma_relay.h"
 
 static int component_register(void);
 static int component_init(bool enable_progress_threads, bool enable_mpi_threads);
@@ -115,6 +116,9 @@ static void register_path_counters(mca_base_component_t *version)
         { "shared_copy_bytes", "Bytes of this process's large puts and gets that their targets copied while "
           "inside MPI (single-copy windows; the rest the origin copied)",
           offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
+        { "relayed_bytes", "Bytes of this process's large puts and gets relayed through shared slots to "
+          "targets inside MPI (single-copy windows; see osc_newrma_relay_bytes)",
+          offsetof(ompi_osc_newrma_component_t, relayed_bytes) },
         { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
           "others came eagerly; see osc_newrma_ucx_eager_limit)",
           offsetof(ompi_osc_newrma_component_t, ucx_rendezvous_received) },
@@ -231,6 +235,14 @@ static int component_register(void)
         "half memcpy's speed (the kernel's per-page work bounds it, and two processes copying "
         "nearly double it).  0: the origin always copies alone",
         OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
+    c->relay_bytes_var = register_size("relay_bytes",
+        "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
+        "many bytes (and above osc_newrma_cma_batch_bytes) to a target that is inside MPI is streamed "
+        "through shared slots -- this process copies chunks in, the target out, or the reverse for a "
+        "get -- instead of a process_vm_writev/readv.  Left at its default, only where that system "
+        "call copies at less than half memcpy's speed (the probe of osc_newrma_assist_share_bytes).  "
+        "0: never",
+        OPAL_INFO_LVL_5, 16 * 1024 + 1, &c->relay_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
@@ -419,6 +431,7 @@ static int component_finalize(void)
     OPAL_LIST_DESTRUCT(&c->loopback);
     OBJ_DESTRUCT(&c->am_lock);
     osc_newrma_progress_fini();
+    osc_newrma_relay_fini();
     OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
     opal_output_close(mca_osc_newrma_component.output);
     mca_osc_newrma_component.output = -1;

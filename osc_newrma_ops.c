@@ -162,7 +162,14 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
         if (ol->bytes <= module->cma_batch_bytes) {
             return cma_batch_add(module, target, write, local, remote, ol->bytes);
         }
-        /* a large one: copied by the target too if it is inside MPI */
+        /* a large one: relayed through shared slots if the target is inside
+         * MPI (where the system call is slow), or copied by the target too */
+        if (ol->bytes >= module->assist_relay_bytes) {
+            ret = osc_newrma_assist_relay(module, target, write, local, remote, ol->bytes);
+            if (OMPI_ERR_WOULD_BLOCK != ret) {
+                return ret;
+            }
+        }
         if (ol->bytes >= module->assist_share_bytes) {
             ret = osc_newrma_assist_share(module, target, write, local, remote, ol->bytes);
             if (OMPI_ERR_WOULD_BLOCK != ret) {
