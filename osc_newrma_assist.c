@@ -772,7 +772,7 @@ typedef enum {
 static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, const volatile uint64_t *counter,
                                uint64_t at_least, uint64_t *deadline)
 {
-    unsigned int turns = 0;
+    unsigned int turns = 0, spins = 0;
 
     while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
         uint32_t state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), posted = mine | NEWRMA_ASSIST_POSTED;
@@ -791,7 +791,7 @@ static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, cons
                 return RELAY_WITHDRAWN;
             }
         }
-        osc_newrma_cpu_relax();
+        osc_newrma_backoff(&spins);        /* spins, then yields: the target may share our core */
     }
     return RELAY_READY;
 }
@@ -861,8 +861,8 @@ int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool w
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
-    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
-        osc_newrma_cpu_relax();
+    for (unsigned int spins = 0 ; (mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) ;) {
+        osc_newrma_backoff(&spins);
     }
     __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     if (RELAY_REFUSED == got) {
@@ -1050,17 +1050,19 @@ static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
     }
     head = area->head;
     chunks = relay_chunks(bytes);
+    /* the origin copies its side meanwhile: spin, then yield (it may share our core) */
     for (uint64_t i = 0 ; i < chunks ; ++i) {
         char *slot = osc_newrma_relay_slot(area, i), *here = mine + i * NEWRMA_RELAY_SLOT_BYTES;
+        unsigned int spins = 0;
         if (NEWRMA_ASSIST_RELAY_PUT == req->kind) {
             while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
-                osc_newrma_cpu_relax();
+                osc_newrma_backoff(&spins);
             }
             osc_newrma_copy_bytes(here, slot, relay_chunk_len(bytes, i));
             __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
         } else {
             while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
-                osc_newrma_cpu_relax();
+                osc_newrma_backoff(&spins);
             }
             osc_newrma_copy_bytes(slot, here, relay_chunk_len(bytes, i));
             __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
