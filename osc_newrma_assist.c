@@ -37,6 +37,7 @@
 
 #include "ompi_config.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -759,6 +760,21 @@ static inline size_t relay_chunk_len(uint64_t bytes, uint64_t i)
     return bytes - off < NEWRMA_RELAY_SLOT_BYTES ? bytes - off : NEWRMA_RELAY_SLOT_BYTES;
 }
 
+/* One step of any wait of a relay, on either side: a short busy phase,
+ * then give the core away (the other side may need it) -- but never
+ * opal_progress: it serves our mailbox, and an origin that took another
+ * origin's relay from inside its own relay's wait could wait on that origin
+ * while it does the same (two processes relaying to each other at once). */
+static inline void relay_pause(unsigned int *spins)
+{
+    if (*spins < NEWRMA_BUSY_SPINS) {
+        ++*spins;
+        osc_newrma_cpu_relax();
+    } else {
+        (void) sched_yield();
+    }
+}
+
 typedef enum {
     RELAY_READY,      /* the counter got there */
     RELAY_WITHDRAWN,  /* the target did not take the request in time: taken back */
@@ -791,7 +807,7 @@ static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, cons
                 return RELAY_WITHDRAWN;
             }
         }
-        osc_newrma_backoff(&spins);        /* spins, then yields: the target may share our core */
+        relay_pause(&spins);
     }
     return RELAY_READY;
 }
@@ -862,7 +878,7 @@ int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool w
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
     for (unsigned int spins = 0 ; (mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) ;) {
-        osc_newrma_backoff(&spins);
+        relay_pause(&spins);
     }
     __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     if (RELAY_REFUSED == got) {
@@ -1050,19 +1066,19 @@ static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
     }
     head = area->head;
     chunks = relay_chunks(bytes);
-    /* the origin copies its side meanwhile: spin, then yield (it may share our core) */
+    /* the origin copies its side meanwhile (relay_pause: spin, then yield) */
     for (uint64_t i = 0 ; i < chunks ; ++i) {
         char *slot = osc_newrma_relay_slot(area, i), *here = mine + i * NEWRMA_RELAY_SLOT_BYTES;
         unsigned int spins = 0;
         if (NEWRMA_ASSIST_RELAY_PUT == req->kind) {
             while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
-                osc_newrma_backoff(&spins);
+                relay_pause(&spins);
             }
             osc_newrma_copy_bytes(here, slot, relay_chunk_len(bytes, i));
             __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
         } else {
             while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
-                osc_newrma_backoff(&spins);
+                relay_pause(&spins);
             }
             osc_newrma_copy_bytes(slot, here, relay_chunk_len(bytes, i));
             __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);

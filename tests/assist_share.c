@@ -23,6 +23,8 @@
  * Phase 4 does the same for large accumulates and get_accumulates, whose
  * chunks a target inside MPI reduces in place (sums from every origin at
  * once, and old values, checked exactly).
+ * Phase 5: every rank puts to and gets from its right neighbour at once,
+ * under lock/unlock (transfers crossing; a hang if their waits nest).
  * Phase 0 checks the threshold in use (left at its default, measured at the
  * first window: the cvar then reads the value chosen): a put one byte short
  * of it is never shared, puts of exactly it are (one of up to 16 tries).
@@ -383,6 +385,37 @@ static void accumulate_large(test_win_t *tw, int size, test_pvar_t *pv, int shar
     free(mine);
 }
 
+/* Phase 5: every rank moves BIG bytes to its right neighbour and back at
+ * the same moment, under lock/unlock: each process is the origin of one
+ * large transfer and the target of another at once -- two relays (or
+ * shared copies) crossing, whose waits must not take each other's requests
+ * from inside their own (each would then wait on the other: a hang, which
+ * mpich's put_bottom once showed). */
+static void crossing(test_win_t *tw, unsigned char *buf, int size, int round0, const char *flavor)
+{
+    int right = (test_rank + 1) % size, left = (test_rank + size - 1) % size;
+    MPI_Aint disp = test_disp(tw, right, SKEW, 1);
+
+    for (int r = round0 ; r < round0 + 6 ; ++r) {
+        fill(buf, test_rank, r);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, tw->win));
+        MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, right, disp, BIG, MPI_BYTE, tw->win));
+        MPI_OK(MPI_Win_unlock(right, tw->win));
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, test_rank, 0, tw->win));
+        expect(landing(tw), left, r, "crossing put", flavor);
+        MPI_OK(MPI_Win_unlock(test_rank, tw->win));
+        MPI_Barrier(MPI_COMM_WORLD);
+        /* the right neighbour's window now holds our pattern of round r */
+        memset(buf, 0, BIG);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, tw->win));
+        MPI_OK(MPI_Get(buf, BIG, MPI_BYTE, right, disp, BIG, MPI_BYTE, tw->win));
+        MPI_OK(MPI_Win_unlock(right, tw->win));
+        expect(buf, test_rank, r, "crossing get", flavor);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+}
+
 static void run(int flavor, int size, int share_expected)
 {
     unsigned long long from;
@@ -417,6 +450,7 @@ static void run(int flavor, int size, int share_expected)
     for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
     MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
 
+    crossing(&tw, buf, size, 70, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
     test_win_free(&tw);
     MPI_Comm_free(&others);
