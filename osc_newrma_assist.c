@@ -753,11 +753,10 @@ static inline uint64_t relay_chunks(uint64_t bytes)
     return (bytes + NEWRMA_RELAY_SLOT_BYTES - 1) / NEWRMA_RELAY_SLOT_BYTES;
 }
 
+/* the length of chunk i (the last one may be short) */
 static inline size_t relay_chunk_len(uint64_t bytes, uint64_t i)
 {
-    uint64_t off = i * NEWRMA_RELAY_SLOT_BYTES;
-
-    return bytes - off < NEWRMA_RELAY_SLOT_BYTES ? bytes - off : NEWRMA_RELAY_SLOT_BYTES;
+    return share_chunk_len(bytes, i * NEWRMA_RELAY_SLOT_BYTES, NEWRMA_RELAY_SLOT_BYTES);
 }
 
 /* One step of any wait of a relay, on either side: a short busy phase,
