@@ -325,7 +325,8 @@ struct ompi_osc_newrma_module_t {
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
     /* single-copy puts/gets not issued yet (osc_newrma_ops.c): contiguous,
      * at most cma_batch_bytes each, one target and one direction; issued as
-     * one process_vm_writev/readv when the batch is full or changes target
+     * one relay (a target inside MPI, assist_relay_bytes in all) or one
+     * process_vm_writev/readv when the batch is full or changes target
      * or direction, and by every call that completes operations.  Its 2 KiB
      * of iovecs only in windows on the single-copy path (NULL elsewhere). */
     size_t cma_batch_bytes;              /* 0: no batching */
@@ -333,6 +334,7 @@ struct ompi_osc_newrma_module_t {
         int target;
         bool write;
         unsigned int count;
+        size_t bytes;                    /* in all */
         struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
     } *cma_batch;
     /* target-assisted accumulates (osc_newrma_assist.c) */

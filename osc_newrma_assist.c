@@ -741,11 +741,13 @@ int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int tar
 /* relays: large contiguous puts and gets through shared slots          */
 /* ------------------------------------------------------------------ */
 
-/* A relay's payload: the size, and the origin's area by its names. */
+/* A relay's payload: the size, the number of target segments (in the
+ * area's head), and the origin's area by its names. */
 typedef struct {
     uint64_t bytes;
     uint64_t cookie;
     int32_t fd;
+    uint32_t nsegs;
 } assist_relay_t;
 
 static inline uint64_t relay_chunks(uint64_t bytes)
@@ -757,6 +759,33 @@ static inline uint64_t relay_chunks(uint64_t bytes)
 static inline size_t relay_chunk_len(uint64_t bytes, uint64_t i)
 {
     return share_chunk_len(bytes, i * NEWRMA_RELAY_SLOT_BYTES, NEWRMA_RELAY_SLOT_BYTES);
+}
+
+/* Where one side of a relay is in its own segments: the stream of chunks
+ * is their bytes in order, so a chunk may end inside a segment or span
+ * several (a batch of small puts). */
+typedef struct {
+    const struct iovec *seg;   /* the current segment */
+    size_t off;                /* bytes of it already streamed */
+} relay_cursor_t;
+
+/* Copy the next `len` bytes of the stream between `slot` and the segments
+ * (into the slot if `to_slot`), and move on. */
+static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to_slot)
+{
+    while (len > 0) {
+        size_t left = c->seg->iov_len - c->off, piece = left < len ? left : len;
+        char *here = (char *) c->seg->iov_base + c->off;
+
+        osc_newrma_copy_bytes(to_slot ? slot : here, to_slot ? here : slot, piece);
+        slot += piece;
+        len -= piece;
+        c->off += piece;
+        if (c->off == c->seg->iov_len) {
+            ++c->seg;
+            c->off = 0;
+        }
+    }
 }
 
 /* One step of any wait of a relay, on either side: a short busy phase,
@@ -814,25 +843,26 @@ static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, cons
 /* Stream the chunks: a put's into the slots as they free up, a get's out
  * of them as they fill. */
 static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma_assist_box_t *box, uint32_t mine,
-                                 bool write, char *local, uint64_t bytes)
+                                 bool write, const struct iovec *local, uint64_t bytes)
 {
     osc_newrma_relay_head_t *head = area->head;
     uint64_t chunks = relay_chunks(bytes), deadline = 0;
+    relay_cursor_t at = { .seg = local, .off = 0 };
     relay_wait_t got = RELAY_READY;
 
     for (uint64_t i = 0 ; i < chunks && RELAY_READY == got ; ++i) {
-        char *slot = osc_newrma_relay_slot(area, i), *here = local + i * NEWRMA_RELAY_SLOT_BYTES;
+        char *slot = osc_newrma_relay_slot(area, i);
         if (write) {
             got = relay_wait(box, mine, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0,
                              &deadline);
             if (RELAY_READY == got) {
-                memcpy(slot, here, relay_chunk_len(bytes, i));
+                relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
                 __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
             }
         } else {
             got = relay_wait(box, mine, &head->filled, i + 1, &deadline);
             if (RELAY_READY == got) {
-                memcpy(here, slot, relay_chunk_len(bytes, i));
+                relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
                 __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
             }
         }
@@ -841,12 +871,12 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma
     return write && RELAY_READY == got ? relay_wait(box, mine, &head->consumed, chunks, &deadline) : got;
 }
 
-int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                            uint64_t taddr, size_t bytes)
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
+                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
-                             .count = (uint32_t) module->rank, .addr = taddr };
+                             .count = (uint32_t) module->rank };
     const osc_newrma_relay_area_t *area;
     assist_relay_t init;
     uint64_t stamp;
@@ -864,11 +894,15 @@ int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool w
      * DONE after its last access, or never took it */
     area->head->filled = 0;
     area->head->consumed = 0;
-    init = (assist_relay_t) { .bytes = bytes, .cookie = area->cookie, .fd = area->fd };
+    for (unsigned int i = 0 ; i < nsegs ; ++i) {
+        area->head->segs[i] = (osc_newrma_relay_seg_t) { .addr = (uint64_t) (uintptr_t) remote[i].iov_base,
+                                                         .len = remote[i].iov_len };
+    }
+    init = (assist_relay_t) { .bytes = bytes, .cookie = area->cookie, .fd = area->fd, .nsegs = nsegs };
     if (OMPI_SUCCESS != assist_claim_post(module, target, &req, &init, sizeof(init), &mine)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    got = relay_stream(area, box, mine, write, (char *) local, bytes);
+    got = relay_stream(area, box, mine, write, local, bytes);
     if (RELAY_WITHDRAWN == got) {
         NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: not taken in time, withdrawn", bytes, target);
         __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
@@ -1037,51 +1071,77 @@ static size_t request_bytes(const assist_request_t *req, struct ompi_datatype_t 
     return bytes;
 }
 
-/* Serve a relay: map the origin's area (or refuse: DONE at once, nothing
- * copied), then copy a put's chunks out of its slots into our memory, or a
- * get's from our memory into them, as they fill or free up. */
+/* A relay's target segments, out of the origin's area into `segs` (our
+ * own copy: the origin does not touch them before DONE, but nothing it
+ * wrote is trusted beyond adding up to the relay's size). */
+static bool relay_segs_read(const osc_newrma_relay_head_t *head, uint32_t nsegs, uint64_t bytes,
+                            struct iovec *segs)
+{
+    uint64_t total = 0;
+
+    for (uint32_t i = 0 ; i < nsegs ; ++i) {
+        osc_newrma_relay_seg_t seg = head->segs[i];
+        if (0 == seg.len || seg.len > bytes - total) {
+            return false;
+        }
+        total += seg.len;
+        segs[i] = (struct iovec) { .iov_base = (void *) (uintptr_t) seg.addr, .iov_len = seg.len };
+    }
+    return total == bytes;
+}
+
+/* Copy a put's chunks out of the slots into our segments, or a get's from
+ * our segments into them, as they fill or free up (the origin copies its
+ * side meanwhile; relay_pause: spin, then yield). */
+static void serve_relay_stream(const osc_newrma_relay_area_t *area, bool put, const struct iovec *segs,
+                               uint64_t bytes)
+{
+    osc_newrma_relay_head_t *head = area->head;
+    relay_cursor_t at = { .seg = segs, .off = 0 };
+    uint64_t chunks = relay_chunks(bytes);
+
+    for (uint64_t i = 0 ; i < chunks ; ++i) {
+        char *slot = osc_newrma_relay_slot(area, i);
+        unsigned int spins = 0;
+        if (put) {
+            while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+                relay_pause(&spins);
+            }
+            relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
+            __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+        } else {
+            while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
+                relay_pause(&spins);
+            }
+            relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
+            __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+        }
+    }
+}
+
+/* Serve a relay: map the origin's area and read its segments (or refuse:
+ * DONE at once, nothing copied), then stream. */
 static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
                        const assist_request_t *req)
 {
     const assist_relay_t *relay = (const assist_relay_t *) box->payload;
-    uint64_t bytes = relay->bytes, cookie = relay->cookie, chunks;
-    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    uint64_t bytes = relay->bytes, cookie = relay->cookie;
+    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN, nsegs = relay->nsegs;
     uint32_t done = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE;
     int origin = (int) req->count, fd = relay->fd;
-    char *mine = (char *) (uintptr_t) req->addr;
+    struct iovec segs[NEWRMA_RELAY_SEGS];
     const osc_newrma_relay_area_t *area;
-    osc_newrma_relay_head_t *head;
 
-    if (origin < 0 || origin >= module->size || origin == module->rank || 0 == bytes) {
+    if (origin < 0 || origin >= module->size || origin == module->rank || 0 == bytes || 0 == nsegs
+        || nsegs > NEWRMA_RELAY_SEGS) {
         return 0;
     }
     area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
     if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         return 0;
     }
-    if (NULL == area) {
-        __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
-        return 1;
-    }
-    head = area->head;
-    chunks = relay_chunks(bytes);
-    /* the origin copies its side meanwhile (relay_pause: spin, then yield) */
-    for (uint64_t i = 0 ; i < chunks ; ++i) {
-        char *slot = osc_newrma_relay_slot(area, i), *here = mine + i * NEWRMA_RELAY_SLOT_BYTES;
-        unsigned int spins = 0;
-        if (NEWRMA_ASSIST_RELAY_PUT == req->kind) {
-            while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
-                relay_pause(&spins);
-            }
-            osc_newrma_copy_bytes(here, slot, relay_chunk_len(bytes, i));
-            __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
-        } else {
-            while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
-                relay_pause(&spins);
-            }
-            osc_newrma_copy_bytes(slot, here, relay_chunk_len(bytes, i));
-            __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
-        }
+    if (NULL != area && relay_segs_read(area->head, nsegs, bytes, segs)) {
+        serve_relay_stream(area, NEWRMA_ASSIST_RELAY_PUT == req->kind, segs, bytes);
     }
     __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
     /* still inside MPI after a long copy: say so, or the origin's next

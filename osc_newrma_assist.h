@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "osc_newrma.h"
 #include "osc_newrma_progress.h"
@@ -72,15 +73,17 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
 
-/* Origin side, large contiguous puts and gets of the single-copy table to
- * a target inside MPI (its presence stamp is fresh): stream `bytes`
- * through this process's relay area (osc_newrma_relay.h) -- the writer
- * copies chunks into its slots, the reader out of them -- and return
- * complete.  OMPI_ERR_WOULD_BLOCK: not done (target absent, mailbox busy,
- * no area, not taken in time, or the target cannot map the area); the
- * caller copies it another way. */
-int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                            uint64_t taddr, size_t bytes);
+/* Origin side, large contiguous puts and gets of the single-copy table,
+ * and batches of small ones, to a target inside MPI (its presence stamp
+ * is fresh): stream the `bytes` of `nsegs` (at most NEWRMA_RELAY_SEGS)
+ * segments through this process's relay area (osc_newrma_relay.h) -- the
+ * writer copies chunks into its slots, the reader out of them -- and
+ * return complete.  `local[i]` and `remote[i]` (target addresses) have the
+ * same length.  OMPI_ERR_WOULD_BLOCK: not done (target absent, mailbox
+ * busy, no area, not taken in time, or the target cannot map the area);
+ * the caller copies it another way. */
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
+                            const struct iovec *remote, unsigned int nsegs, size_t bytes);
 
 /* Origin side, large accumulates and get_accumulates on the single-copy
  * table (`bytes` of packed elements of predefined `dt` at `origin`, to

@@ -236,12 +236,13 @@ static int component_register(void)
         "nearly double it).  0: the origin always copies alone",
         OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
     c->relay_bytes_var = register_size("relay_bytes",
-        "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
-        "many bytes (and above osc_newrma_cma_batch_bytes) to a target that is inside MPI is streamed "
-        "through shared slots -- this process copies chunks in, the target out, or the reverse for a "
-        "get -- instead of a process_vm_writev/readv.  Left at its default, only where that system "
-        "call copies at less than half memcpy's speed (the probe of osc_newrma_assist_share_bytes).  "
-        "0: never",
+        "MPI_Win_create/create_dynamic windows on one node: contiguous puts or gets to one target "
+        "that add up to at least this many bytes (a batch of small ones, osc_newrma_cma_batch_bytes, "
+        "or one of this size or more, which then joins the batch too) go, if the target is inside "
+        "MPI, as one stream through shared slots -- this process copies chunks in, the target out, "
+        "or the reverse for a get -- instead of a process_vm_writev/readv.  Left at its default, "
+        "only where that system call copies at less than half memcpy's speed (the probe of "
+        "osc_newrma_assist_share_bytes).  0: never; needs osc_newrma_cma_batch_bytes > 0",
         OPAL_INFO_LVL_5, 16 * 1024 + 1, &c->relay_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "

@@ -327,6 +327,9 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     /* a put or get handed to a target stays pending until the window's next
      * completion: per window, like the batch, so not with threads either */
     module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : osc_newrma_assist_move_max(module);
+    if (NULL == module->cma_batch) {
+        module->assist_relay_bytes = SIZE_MAX;   /* a relay is how a batch is issued */
+    }
     *model = MPI_WIN_UNIFIED;
     module->created = true;
     NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",

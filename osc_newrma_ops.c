@@ -25,6 +25,7 @@
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_assist.h"
+#include "osc_newrma_relay.h"
 #include "ompi/request/request.h"
 
 /* Checks shared by every put/get: epoch, matching sizes.  Fills both layouts. */
@@ -87,17 +88,30 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 /* cma table                                                           */
 /* ------------------------------------------------------------------ */
 
-/* Issue the batch: one system call for up to NEWRMA_CMA_BATCH operations
- * (each cost about as much as the copy itself when alone). */
+_Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
+
+/* Issue the batch: one relay to a target inside MPI, where the kernel's
+ * work per segment makes the system call dear (64 puts of 1 KiB: 2.6 GB/s
+ * by process_vm_writev on Linux 6.18), else one system call for up to
+ * NEWRMA_CMA_BATCH operations (each cost about as much as the copy itself
+ * when alone). */
 static int cma_batch_issue(ompi_osc_newrma_module_t *module)
 {
     struct osc_newrma_cma_batch_t *batch = module->cma_batch;
     unsigned int count = NULL != batch ? batch->count : 0;
+    int ret;
 
     if (0 == count) {
         return OMPI_SUCCESS;
     }
     batch->count = 0;
+    if (batch->bytes >= module->assist_relay_bytes) {
+        ret = osc_newrma_assist_relay(module, batch->target, batch->write, batch->local, batch->remote, count,
+                                      batch->bytes);
+        if (OMPI_ERR_WOULD_BLOCK != ret) {
+            return ret;
+        }
+    }
     return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, batch->target)->pid,
                                    batch->local, count, batch->remote, count, batch->write);
 }
@@ -127,6 +141,7 @@ static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool writ
         }
         n = 0;
     }
+    batch->bytes = 0 == n ? bytes : batch->bytes + bytes;
     batch->target = target;
     batch->write = write;
     batch->local[n] = (struct iovec) { .iov_base = local, .iov_len = bytes };
@@ -159,17 +174,13 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
             && OMPI_SUCCESS == osc_newrma_assist_move(module, target, write, local, remote, ol->bytes)) {
             return OMPI_SUCCESS;
         }
-        if (ol->bytes <= module->cma_batch_bytes) {
+        /* small ones, and any size where relays are on: the batch goes as
+         * one stream through the relay slots if its target is inside MPI
+         * (one hand-over for all of them), else as one system call */
+        if (ol->bytes <= module->cma_batch_bytes || ol->bytes >= module->assist_relay_bytes) {
             return cma_batch_add(module, target, write, local, remote, ol->bytes);
         }
-        /* a large one: relayed through shared slots if the target is inside
-         * MPI (where the system call is slow), or copied by the target too */
-        if (ol->bytes >= module->assist_relay_bytes) {
-            ret = osc_newrma_assist_relay(module, target, write, local, remote, ol->bytes);
-            if (OMPI_ERR_WOULD_BLOCK != ret) {
-                return ret;
-            }
-        }
+        /* a large one: copied by the target too, if it is inside MPI */
         if (ol->bytes >= module->assist_share_bytes) {
             ret = osc_newrma_assist_share(module, target, write, local, remote, ol->bytes);
             if (OMPI_ERR_WOULD_BLOCK != ret) {

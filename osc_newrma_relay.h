@@ -30,14 +30,27 @@
 #define NEWRMA_RELAY_SLOT_BYTES (16 * 1024)
 /* mappings of other processes' areas a target keeps */
 #define NEWRMA_RELAY_PEERS 8
+/* the most target segments one relay scatters to or gathers from (a batch
+ * of small puts or gets: osc_newrma_ops.c) */
+#define NEWRMA_RELAY_SEGS 64
 
-/* The head of an area: the cookie, and the two counters of the relay in
+/* One target segment of a relay: address in the target, length. */
+typedef struct {
+    uint64_t addr;
+    uint64_t len;
+} osc_newrma_relay_seg_t;
+
+/* The head of an area: the cookie, the two counters of the relay in
  * progress, each on a line of its own (the writer owns `filled`, the
- * reader `consumed`; the origin zeroes both before it posts a relay). */
+ * reader `consumed`; the origin zeroes both before it posts a relay), and
+ * the relay's target segments, which the origin writes before it posts:
+ * the stream of chunks is their bytes in order, as it is the origin's own
+ * segments' (the two lists have the same lengths). */
 typedef struct {
     uint64_t cookie;
     _Alignas(64) volatile uint64_t filled;      /* chunks published by the writer */
     _Alignas(64) volatile uint64_t consumed;    /* chunks copied out by the reader */
+    _Alignas(64) osc_newrma_relay_seg_t segs[NEWRMA_RELAY_SEGS];
 } osc_newrma_relay_head_t;
 
 typedef struct {

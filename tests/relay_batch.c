@@ -1,0 +1,329 @@
+/*
+ * Batched relays (osc_newrma_ops.c cma_batch_issue, osc_newrma_assist.c
+ * osc_newrma_assist_relay): on create and dynamic windows, contiguous puts
+ * or gets to one target gather in the window's batch (up to 64), and a
+ * batch of osc_newrma_relay_bytes or more goes, if the target is inside
+ * MPI, as one stream through the origin's relay slots: the target scatters
+ * a put's stream into its segments (gathers a get's).  A chunk of the
+ * stream may end inside a segment or span many; every byte must land in
+ * its place and no byte between segments may move.
+ *
+ * Operations here: SEGS per epoch (more than a batch holds), of lengths
+ * from 1 byte to more than a chunk -- at most osc_newrma_cma_batch_bytes
+ * (batched), between it and osc_newrma_relay_bytes (alone, by single
+ * copy), from it up (batched too) -- at unaligned displacements with gap
+ * bytes between them that must stay as they were.
+ *   1. one origin at a time, the target waiting in MPI_Barrier: puts under
+ *      an exclusive lock, then gets with flush; batches of small puts alone
+ *      first, until one was relayed (MPI_T osc_newrma_relayed_bytes; needed
+ *      with a core per rank, else the test is not testing the path);
+ *   2. with 3 ranks or more, puts and gets to every other rank in turn
+ *      under lock_all (each change of target or direction issues a batch);
+ *   3. fence epochs in which every rank puts to its right neighbour and
+ *      gets from its left at once (batches crossing: a relay whose target
+ *      is relaying too is withdrawn and done by single copy);
+ *   4. rank 0 computing outside MPI while the others put to it (no relay
+ *      taken: single copy).
+ *
+ * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
+ */
+#include "common.h"
+
+#include <time.h>
+
+#define SEGS 100
+#define GAP 3                 /* bytes between two segments, never written */
+#define RETRY_S 2.0
+#define BOUND_S 60.0
+
+/* lengths, cycled: below, at and above a 16 KiB chunk and the batch limit,
+ * between the batch limit and the relay threshold (20000), above both */
+static const size_t lengths[] = { 1, 8, 1000, 16384, 7, 16385, 4096, 70001, 63, 5000, 20000, 16383, 100, 19999 };
+#define NLENGTHS (sizeof(lengths) / sizeof(lengths[0]))
+
+static size_t seg_len(int i, int small_only)
+{
+    size_t len = lengths[(size_t) i % NLENGTHS];
+    return small_only && len > 16384 ? 1000 : len;
+}
+
+/* where segment i starts in a window (after a gap), and the window size */
+static size_t seg_at(int i, int small_only)
+{
+    size_t at = GAP;
+    for (int k = 0 ; k < i ; ++k) at += seg_len(k, small_only) + GAP;
+    return at;
+}
+
+static size_t span(void)
+{
+    return seg_at(SEGS, 0) + 64;
+}
+
+static unsigned char pattern(int who, int round, size_t at)
+{
+    return (unsigned char) (1 + (who * 29 + round * 11 + at * 7 + (at >> 9)) % 251);
+}
+
+/* fill the segments of `mem` with (who, round)'s pattern, the gaps with 0 */
+static void fill(unsigned char *mem, int who, int round, int small_only)
+{
+    memset(mem, 0, span());
+    for (int i = 0 ; i < SEGS ; ++i) {
+        size_t at = seg_at(i, small_only);
+        for (size_t b = 0 ; b < seg_len(i, small_only) ; ++b) mem[at + b] = pattern(who, round, at + b);
+    }
+}
+
+/* check that `mem` holds fill(who, round, small_only): segments and gaps */
+static void expect(const unsigned char *mem, int who, int round, int small_only, const char *what,
+                   const char *flavor)
+{
+    static unsigned char *want;
+    if (NULL == want) want = malloc(span());
+    fill(want, who, round, small_only);
+    for (size_t b = 0 ; b < span() ; ++b) {
+        if (mem[b] != want[b]) {
+            CHECK(0, "%s: %s (origin %d, round %d): byte %zu is %d, expected %d (%s)", flavor, what, who, round,
+                  b, mem[b], want[b], 0 == want[b] ? "a gap" : "a segment");
+            return;
+        }
+    }
+}
+
+/* every segment put from `buf` to (or got from `target` into) the same place */
+static void move_all(test_win_t *tw, unsigned char *buf, int target, int put, int small_only)
+{
+    for (int i = 0 ; i < SEGS ; ++i) {
+        size_t at = seg_at(i, small_only);
+        int n = (int) seg_len(i, small_only);
+        MPI_Aint disp = test_disp(tw, target, (MPI_Aint) at, 1);
+        if (put) MPI_OK(MPI_Put(buf + at, n, MPI_BYTE, target, disp, n, MPI_BYTE, tw->win));
+        else MPI_OK(MPI_Get(buf + at, n, MPI_BYTE, target, disp, n, MPI_BYTE, tw->win));
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+/* Phase 1, origin `o`: small puts until a batch of them was relayed (when
+ * expected), then every length; rank 0 checks each; then gets. */
+static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, test_pvar_t *pv, int expected,
+                       int *relayed, const char *flavor)
+{
+    int tries = 0, small_relayed = 0;
+    unsigned long long before;
+
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        memset(tw->mem, 0, span());   /* the gaps of the small layout */
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (o == test_rank) {
+        double start = now_s();
+        fill(buf, o, round, 1);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        do {
+            before = test_pvar_read(pv);
+            move_all(tw, buf, 0, 1, 1);
+            MPI_OK(MPI_Win_flush(0, tw->win));
+            small_relayed = test_pvar_read(pv) > before;
+        } while (expected && !small_relayed && (++tries < 16 || now_s() - start < RETRY_S));
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+        CHECK(!expected || small_relayed, "%s: no batch of %d small puts was relayed in %d tries", flavor, SEGS,
+              tries);
+        *relayed += small_relayed;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        expect(tw->mem, o, round, 1, "small puts", flavor);
+        memset(tw->mem, 0, span());   /* the gaps of the full layout */
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (o == test_rank) {
+        fill(buf, o, round + 1, 0);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        move_all(tw, buf, 0, 1, 0);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        expect(tw->mem, o, round + 1, 0, "puts", flavor);
+        fill(tw->mem, 0, round + 2, 0);   /* what the gets read */
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    if (o == test_rank) {
+        memset(buf, 0, span());
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        move_all(tw, buf, 0, 0, 0);
+        MPI_OK(MPI_Win_flush(0, tw->win));
+        expect(buf, 0, round + 2, 0, "gets", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Phase 2: segment i goes to (comes from) rank (me + 1 + i % (size - 1)):
+ * every other rank in turn, so each segment of a window has exactly one
+ * writer, origin_of(window's rank, i). */
+static int peer_of(int me, int i, int size)
+{
+    return (me + 1 + i % (size - 1)) % size;
+}
+
+static int origin_of(int target, int i, int size)
+{
+    return (target - 1 - i % (size - 1) + 2 * size) % size;
+}
+
+/* check segment i of `mem` against (who, round)'s pattern */
+static void expect_seg(const unsigned char *mem, int i, int who, int round, const char *what, const char *flavor)
+{
+    size_t at = seg_at(i, 0);
+    for (size_t b = at ; b < at + seg_len(i, 0) ; ++b) {
+        if (mem[b] != pattern(who, round, b)) {
+            CHECK(0, "%s: %s, segment %d (rank %d): byte %zu is %d, expected %d", flavor, what, i, who, b, mem[b],
+                  pattern(who, round, b));
+            return;
+        }
+    }
+}
+
+static void round_robin(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
+                        const char *flavor)
+{
+    unsigned char *mine = tw->mem;
+
+    fill(buf, test_rank, round, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, tw->win));
+    for (int i = 0 ; i < SEGS ; ++i) {
+        int t = peer_of(test_rank, i, size), n = (int) seg_len(i, 0);
+        MPI_Aint at = (MPI_Aint) seg_at(i, 0);
+        MPI_OK(MPI_Put(buf + at, n, MPI_BYTE, t, test_disp(tw, t, at, 1), n, MPI_BYTE, tw->win));
+    }
+    MPI_OK(MPI_Win_unlock_all(tw->win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, test_rank, 0, tw->win));
+    for (int i = 0 ; i < SEGS ; ++i) expect_seg(mine, i, origin_of(test_rank, i, size), round, "round-robin put", flavor);
+    fill(mine, test_rank, round + 1, 0);   /* what the gets read */
+    MPI_OK(MPI_Win_unlock(test_rank, tw->win));
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    memset(got, 0, span());
+    MPI_OK(MPI_Win_lock_all(0, tw->win));
+    for (int i = 0 ; i < SEGS ; ++i) {
+        int t = peer_of(test_rank, i, size), n = (int) seg_len(i, 0);
+        MPI_Aint at = (MPI_Aint) seg_at(i, 0);
+        MPI_OK(MPI_Get(got + at, n, MPI_BYTE, t, test_disp(tw, t, at, 1), n, MPI_BYTE, tw->win));
+    }
+    MPI_OK(MPI_Win_unlock_all(tw->win));
+    for (int i = 0 ; i < SEGS ; ++i) expect_seg(got, i, peer_of(test_rank, i, size), round + 1, "round-robin get", flavor);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Phase 3: everyone puts to its right neighbour and gets from its left one
+ * in the same fence epochs. */
+static void all_at_once(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
+                        const char *flavor)
+{
+    int right = (test_rank + 1) % size, left = (test_rank + size - 1) % size;
+
+    fill(buf, test_rank, round, 0);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    move_all(tw, buf, right, 1, 0);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    expect(tw->mem, left, round, 0, "fence puts", flavor);
+    memset(got, 0, span());
+    move_all(tw, got, left, 0, 0);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    /* left's window holds what left-of-left put there */
+    expect(got, (left + size - 1) % size, round, 0, "fence gets", flavor);
+    MPI_OK(MPI_Win_fence(0, tw->win));
+}
+
+/* Phase 4: rank 0 computes until every origin has put and said so. */
+static void target_computing(test_win_t *tw, unsigned char *buf, int size, int round, MPI_Comm origins,
+                             const char *flavor)
+{
+    volatile int *done = (volatile int *) ((unsigned char *) tw->mem + span() - 8);
+
+    if (0 == test_rank) *done = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        double t0 = now_s();
+        while (*done < size - 1 && now_s() - t0 < BOUND_S) {
+        }
+        CHECK(*done == size - 1, "%s: %d of %d origins done without the target's progress", flavor, *done,
+              size - 1);
+    } else {
+        const int one = 1;
+        for (int o = 1 ; o < size ; ++o) {
+            if (o == test_rank) {
+                fill(buf, o, round, 0);
+                MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+                move_all(tw, buf, 0, 1, 0);
+                MPI_OK(MPI_Win_unlock(0, tw->win));
+                MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+                MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, test_disp(tw, 0, (MPI_Aint) span() - 8, 1), 1, MPI_INT,
+                                      MPI_SUM, tw->win));
+                MPI_OK(MPI_Win_unlock(0, tw->win));
+            }
+            MPI_Barrier(origins);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        *done = 0;   /* not part of the pattern */
+        expect(tw->mem, size - 1, round, 0, "puts to a computing target", flavor);
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+}
+
+static void run(int flavor, int size, int expected)
+{
+    const char *name = flavor_names[flavor];
+    unsigned char *buf = malloc(span()), *got = malloc(span());
+    int relayed = 0;
+    test_pvar_t pv;
+    test_win_t tw;
+    MPI_Comm others;
+
+    MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
+    test_win_create(&tw, flavor, span(), 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    expected = expected && test_cvar_u64("osc_newrma_relay_bytes") > 0;
+    test_pvar_open(&pv, "osc_newrma_relayed_bytes");
+    for (int o = 1 ; o < size ; ++o) one_origin(&tw, buf, o, 10 * o, &pv, expected, &relayed, name);
+    MPI_Allreduce(MPI_IN_PLACE, &relayed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == test_rank) printf("%s: %d of %d origins had a batch of small puts relayed\n", name, relayed, size - 1);
+
+    if (size >= 3) {
+        for (int round = 0 ; round < 2 ; ++round) round_robin(&tw, buf, got, size, 40 + 2 * round, name);
+    }
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+    for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+    if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
+    test_win_free(&tw);
+    MPI_Comm_free(&others);
+    test_pvar_close(&pv);
+    free(buf);
+    free(got);
+}
+
+int main(int argc, char **argv)
+{
+    return test_assist_main(&argc, &argv, "relay_batch", run);
+}
