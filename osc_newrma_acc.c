@@ -445,14 +445,21 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
     return ret;
 }
 
-/* Under the stripes of the span: shared with a target inside MPI if it is
- * large (the target reduces its chunks in place: one system call each
- * against our two, two with old values to bring back), else alone. */
+/* Under the stripes of the span: to a target inside MPI, if it is large,
+ * relayed (the target reduces each chunk of our elements out of shared
+ * slots: no system call) or else shared (it reduces its chunks in place:
+ * one system call each against our two, two with old values to bring
+ * back); alone otherwise. */
 static int acc_cma_span(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (!is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
+    if (osc_newrma_assist_relay_acc_fits(a->module, bytes, a->esize)) {
+        ret = osc_newrma_assist_relay_accumulate(a->module, a->target, range->origin, range->old, range->remote,
+                                                 bytes, a->op, a->basic);
+    }
+    if (OMPI_ERR_WOULD_BLOCK == ret && !is_no_op(a)
+        && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
         ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->old, range->remote,
                                                  bytes, a->op, a->basic, acc_cma_range, range);
     }

@@ -871,38 +871,46 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma
     return write && RELAY_READY == got ? relay_wait(box, mine, &head->consumed, chunks, &deadline) : got;
 }
 
-int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
-                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
+/* Claim the target's mailbox and post relay `req` of `nsegs` target
+ * segments (written into our area's head first), `bytes` in all: the
+ * area, the posted sequence and the presence stamp seen.
+ * OMPI_ERR_WOULD_BLOCK: not posted (target absent, no area, mailbox busy). */
+static int relay_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                      const struct iovec *remote, unsigned int nsegs, size_t bytes,
+                      const osc_newrma_relay_area_t **area, uint32_t *mine, uint64_t *stamp)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
-    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
-                             .count = (uint32_t) module->rank };
-    const osc_newrma_relay_area_t *area;
+    const osc_newrma_relay_area_t *own;
     assist_relay_t init;
-    uint64_t stamp;
-    uint32_t mine;
-    relay_wait_t got;
     int ret = osc_newrma_assist_flush_pending(module);   /* the mailbox may hold our own request */
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (!target_present(module, target, &stamp) || NULL == (area = osc_newrma_relay_own())) {
+    if (!target_present(module, target, stamp) || NULL == (own = osc_newrma_relay_own())) {
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* nobody uses the area between relays: the last one's target said
      * DONE after its last access, or never took it */
-    area->head->filled = 0;
-    area->head->consumed = 0;
+    own->head->filled = 0;
+    own->head->consumed = 0;
     for (unsigned int i = 0 ; i < nsegs ; ++i) {
-        area->head->segs[i] = (osc_newrma_relay_seg_t) { .addr = (uint64_t) (uintptr_t) remote[i].iov_base,
-                                                         .len = remote[i].iov_len };
+        own->head->segs[i] = (osc_newrma_relay_seg_t) { .addr = (uint64_t) (uintptr_t) remote[i].iov_base,
+                                                        .len = remote[i].iov_len };
     }
-    init = (assist_relay_t) { .bytes = bytes, .cookie = area->cookie, .fd = area->fd, .nsegs = nsegs };
-    if (OMPI_SUCCESS != assist_claim_post(module, target, &req, &init, sizeof(init), &mine)) {
-        return OMPI_ERR_WOULD_BLOCK;
-    }
-    got = relay_stream(area, box, mine, write, local, bytes);
+    init = (assist_relay_t) { .bytes = bytes, .cookie = own->cookie, .fd = own->fd, .nsegs = nsegs };
+    *area = own;
+    return OMPI_SUCCESS == assist_claim_post(module, target, req, &init, sizeof(init), mine) ? OMPI_SUCCESS
+                                                                                          : OMPI_ERR_WOULD_BLOCK;
+}
+
+/* After the stream: a withdrawn relay is not done (the target never took
+ * it); else wait for DONE and free the mailbox -- a refused one is not
+ * done either, and the window stops relaying. */
+static int relay_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+                        relay_wait_t got, size_t bytes)
+{
+    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+
     if (RELAY_WITHDRAWN == got) {
         NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: not taken in time, withdrawn", bytes, target);
         __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
@@ -922,6 +930,108 @@ int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool w
     }
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.relayed_bytes, (int64_t) bytes);
     return OMPI_SUCCESS;
+}
+
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
+                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
+{
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
+                             .count = (uint32_t) module->rank };
+    const osc_newrma_relay_area_t *area;
+    uint64_t stamp;
+    uint32_t mine;
+    int ret = relay_post(module, target, &req, remote, nsegs, bytes, &area, &mine, &stamp);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return relay_finish(module, target, mine, stamp,
+                        relay_stream(area, osc_newrma_shm_assist_box(&module->shm, target), mine, write, local, bytes),
+                        bytes);
+}
+
+/* An accumulate's chunk: the origin's elements in the first half of a
+ * slot, the target's old values (a get_accumulate's) in the second. */
+#define NEWRMA_RELAY_ACC_CHUNK (NEWRMA_RELAY_SLOT_BYTES / 2)
+
+static inline uint64_t relay_acc_chunks(uint64_t bytes)
+{
+    return (bytes + NEWRMA_RELAY_ACC_CHUNK - 1) / NEWRMA_RELAY_ACC_CHUNK;
+}
+
+static inline size_t relay_acc_chunk_len(uint64_t bytes, uint64_t i)
+{
+    return share_chunk_len(bytes, i * NEWRMA_RELAY_ACC_CHUNK, NEWRMA_RELAY_ACC_CHUNK);
+}
+
+/* chunk i's old values, out of its slot into `old` */
+static void relay_acc_old(const osc_newrma_relay_area_t *area, char *old, uint64_t bytes, uint64_t i)
+{
+    osc_newrma_copy_bytes(old + i * NEWRMA_RELAY_ACC_CHUNK, osc_newrma_relay_slot(area, i) + NEWRMA_RELAY_ACC_CHUNK,
+                          relay_acc_chunk_len(bytes, i));
+}
+
+/* The origin's side of a relayed accumulate: each chunk of elements into
+ * its slot as the slot frees up -- and, for a get_accumulate, the old
+ * values the target left in the slot out first (a slot frees up when the
+ * target has reduced its chunk); the last slots' old values at the end. */
+static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, osc_newrma_assist_box_t *box, uint32_t mine,
+                                     const char *origin, char *old, uint64_t bytes)
+{
+    osc_newrma_relay_head_t *head = area->head;
+    uint64_t chunks = relay_acc_chunks(bytes), deadline = 0;
+    relay_wait_t got = RELAY_READY;
+
+    for (uint64_t i = 0 ; i < chunks && RELAY_READY == got ; ++i) {
+        got = relay_wait(box, mine, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0,
+                         &deadline);
+        if (RELAY_READY != got) {
+            break;
+        }
+        if (NULL != old && i >= NEWRMA_RELAY_SLOTS) {
+            relay_acc_old(area, old, bytes, i - NEWRMA_RELAY_SLOTS);
+        }
+        if (NULL != origin) {   /* MPI_NO_OP has no elements */
+            osc_newrma_copy_bytes(osc_newrma_relay_slot(area, i), origin + i * NEWRMA_RELAY_ACC_CHUNK,
+                                  relay_acc_chunk_len(bytes, i));
+        }
+        __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+    }
+    if (RELAY_READY == got) {
+        got = relay_wait(box, mine, &head->consumed, chunks, &deadline);
+    }
+    for (uint64_t i = chunks > NEWRMA_RELAY_SLOTS ? chunks - NEWRMA_RELAY_SLOTS : 0 ;
+         RELAY_READY == got && NULL != old && i < chunks ; ++i) {
+        relay_acc_old(area, old, bytes, i);
+    }
+    return got;
+}
+
+bool osc_newrma_assist_relay_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize)
+{
+    /* chunks hold whole elements */
+    return bytes >= module->assist_relay_bytes && 0 != esize && 0 == NEWRMA_RELAY_ACC_CHUNK % esize;
+}
+
+int osc_newrma_assist_relay_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin, void *old,
+                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                       struct ompi_datatype_t *dt)
+{
+    assist_request_t req = { .kind = NEWRMA_ASSIST_RELAY_ACC, .want_result = NULL != old, .dt_id = (uint16_t) dt->id,
+                             .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank };
+    struct iovec remote = { .iov_base = (void *) (uintptr_t) taddr, .iov_len = bytes };
+    const osc_newrma_relay_area_t *area;
+    uint64_t stamp;
+    uint32_t mine;
+    int ret = relay_post(module, target, &req, &remote, 1, bytes, &area, &mine, &stamp);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return relay_finish(module, target, mine, stamp,
+                        relay_stream_acc(area, osc_newrma_shm_assist_box(&module->shm, target), mine,
+                                         (const char *) origin, (char *) old, bytes),
+                        bytes);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1119,8 +1229,53 @@ static void serve_relay_stream(const osc_newrma_relay_area_t *area, bool put, co
     }
 }
 
+/* A relayed accumulate at the target: each chunk of the origin's elements
+ * reduced into our memory as it arrives (the origin holds the stripes of
+ * the whole span for us), a get_accumulate's old values left in the
+ * slot's second half first. */
+typedef struct {
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *dt;
+    size_t esize;
+    bool want_old;
+} relay_reduce_t;
+
+/* The request's operation and type, checked (it is a copy read before it
+ * was taken). */
+static bool relay_reduce_setup(const assist_request_t *req, relay_reduce_t *r)
+{
+    if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED || req->op_index < 0) {
+        return false;
+    }
+    r->dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
+    r->op = (struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index);
+    r->esize = NULL != r->dt ? r->dt->super.size : 0;
+    r->want_old = req->want_result;
+    return NULL != r->op && 0 != r->esize && 0 == NEWRMA_RELAY_ACC_CHUNK % r->esize;
+}
+
+static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_reduce_t *r, char *mine,
+                               uint64_t bytes)
+{
+    osc_newrma_relay_head_t *head = area->head;
+    uint64_t chunks = relay_acc_chunks(bytes);
+
+    for (uint64_t i = 0 ; i < chunks ; ++i) {
+        char *slot = osc_newrma_relay_slot(area, i);
+        size_t len = relay_acc_chunk_len(bytes, i);
+        unsigned int spins = 0;
+        while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+            relay_pause(&spins);
+        }
+        osc_newrma_acc_combine(r->op, r->dt, mine + i * NEWRMA_RELAY_ACC_CHUNK, slot,
+                               r->want_old ? slot + NEWRMA_RELAY_ACC_CHUNK : NULL, len / r->esize, r->esize);
+        __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+    }
+}
+
 /* Serve a relay: map the origin's area and read its segments (or refuse:
- * DONE at once, nothing copied), then stream. */
+ * DONE at once, nothing copied), then stream -- an accumulate's one
+ * segment is reduced into, not copied to. */
 static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
                        const assist_request_t *req)
 {
@@ -1129,18 +1284,24 @@ static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
     uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN, nsegs = relay->nsegs;
     uint32_t done = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE;
     int origin = (int) req->count, fd = relay->fd;
+    bool is_acc = NEWRMA_ASSIST_RELAY_ACC == req->kind;
     struct iovec segs[NEWRMA_RELAY_SEGS];
     const osc_newrma_relay_area_t *area;
+    relay_reduce_t reduce;
+    bool usable;
 
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == bytes || 0 == nsegs
-        || nsegs > NEWRMA_RELAY_SEGS) {
+        || nsegs > (is_acc ? 1 : NEWRMA_RELAY_SEGS) || (is_acc && !relay_reduce_setup(req, &reduce))) {
         return 0;
     }
     area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
     if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         return 0;
     }
-    if (NULL != area && relay_segs_read(area->head, nsegs, bytes, segs)) {
+    usable = NULL != area && relay_segs_read(area->head, nsegs, bytes, segs);
+    if (usable && is_acc) {
+        serve_relay_reduce(area, &reduce, (char *) segs[0].iov_base, bytes);
+    } else if (usable) {
         serve_relay_stream(area, NEWRMA_ASSIST_RELAY_PUT == req->kind, segs, bytes);
     }
     __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
@@ -1174,7 +1335,8 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         || NEWRMA_ASSIST_SHARE_ACC == req.kind) {
         return serve_share(module, box, posted, &req);
     }
-    if (NEWRMA_ASSIST_RELAY_PUT == req.kind || NEWRMA_ASSIST_RELAY_GET == req.kind) {
+    if (NEWRMA_ASSIST_RELAY_PUT == req.kind || NEWRMA_ASSIST_RELAY_GET == req.kind
+        || NEWRMA_ASSIST_RELAY_ACC == req.kind) {
         return serve_relay(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);

@@ -240,7 +240,8 @@ static int component_register(void)
         "that add up to at least this many bytes (a batch of small ones, osc_newrma_cma_batch_bytes, "
         "or one of this size or more, which then joins the batch too) go, if the target is inside "
         "MPI, as one stream through shared slots -- this process copies chunks in, the target out, "
-        "or the reverse for a get -- instead of a process_vm_writev/readv.  Left at its default, "
+        "or the reverse for a get -- instead of a process_vm_writev/readv; so does an accumulate or "
+        "get_accumulate of this size or more (the target reduces the chunks).  Left at its default, "
         "only where that system call copies at less than half memcpy's speed (the probe of "
         "osc_newrma_assist_share_bytes).  0: never; needs osc_newrma_cma_batch_bytes > 0",
         OPAL_INFO_LVL_5, 16 * 1024 + 1, &c->relay_bytes);

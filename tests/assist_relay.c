@@ -8,13 +8,15 @@
  * phase 0 checks the threshold (a put one byte short of
  * osc_newrma_relay_bytes is never relayed, one of exactly it is), phase 1
  * that a target inside MPI relays after the first relay too (MPI_T
- * osc_newrma_relayed_bytes).  Shared copies are off, so the large
- * accumulates of phase 4 go by single copy.
+ * osc_newrma_relayed_bytes).  Phase 4's large accumulates and
+ * get_accumulates are relayed too (the target reduces the origin's
+ * elements out of the slots): required at least once each with a core per
+ * rank, every sum and old value checked.  Shared copies are off.
  *
  * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
  */
 #define ASSIST_NAME "assist_relay"
 #define ASSIST_COUNTER "osc_newrma_relayed_bytes"
 #define ASSIST_THRESHOLD "osc_newrma_relay_bytes"
-#define ASSIST_ACC_SHARED 0
+#define ASSIST_ACC_SHARED 1
 #include "assist_share.c"

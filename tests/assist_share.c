@@ -49,7 +49,6 @@
 #define BIG (3 * 1024 * 1024 + 1000)  /* bytes a transfer moves: no multiple of a chunk or a page */
 #define SKEW 17                       /* unaligned target displacement */
 #define SPAN (BIG + 64)               /* window bytes per rank */
-#define BOUND_S 60.0
 #define RETRY_S 2.0                   /* tries at a shared copy go on this long after 16 */
 
 static double now_s(void)
@@ -236,39 +235,22 @@ static void all_at_once(test_win_t *tw, unsigned char *buf, unsigned char *got, 
 }
 
 /* Phase 3: rank 0 computes outside MPI until every origin has put and said
- * so; origins copy alone. */
+ * so; origins copy alone, one after another (they write the same bytes). */
+static unsigned char *computing_buf;
+
+static void put_to_computing(test_win_t *tw, int origin, int round)
+{
+    fill(computing_buf, origin, round);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+    MPI_OK(MPI_Put(computing_buf, BIG, MPI_BYTE, 0, test_disp(tw, 0, SKEW, 1), BIG, MPI_BYTE, tw->win));
+    MPI_OK(MPI_Win_unlock(0, tw->win));
+}
+
 static void target_computing(test_win_t *tw, unsigned char *buf, int size, int round, MPI_Comm origins,
                              const char *flavor)
 {
-    volatile unsigned char *done = (unsigned char *) tw->mem + SPAN - 1;
-
-    if (0 == test_rank) {
-        *done = 0;
-    }
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (0 == test_rank) {
-        double t0 = now_s();
-        while (*done < size - 1 && now_s() - t0 < BOUND_S) {
-        }
-        CHECK(*done == size - 1, "%s: %d of %d origins done without the target's progress", flavor, *done,
-              size - 1);
-    } else {
-        const unsigned char one = 1;
-        /* one origin after another (they write the same bytes) */
-        for (int o = 1 ; o < size ; ++o) {
-            if (o == test_rank) {
-                fill(buf, o, round);
-                MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
-                MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, 0, test_disp(tw, 0, SKEW, 1), BIG, MPI_BYTE, tw->win));
-                MPI_OK(MPI_Win_unlock(0, tw->win));
-                MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
-                MPI_OK(MPI_Accumulate(&one, 1, MPI_UNSIGNED_CHAR, 0, test_disp(tw, 0, SPAN - 1, 1), 1,
-                                      MPI_UNSIGNED_CHAR, MPI_SUM, tw->win));
-                MPI_OK(MPI_Win_unlock(0, tw->win));
-            }
-            MPI_Barrier(origins);
-        }
-    }
+    computing_buf = buf;
+    test_target0_computing(tw, SPAN - 8, origins, put_to_computing, round, flavor);
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == test_rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
@@ -446,17 +428,10 @@ static void run(int flavor, int size, int share_expected)
 
     accumulate_large(&tw, size, &pv, share_expected && ASSIST_ACC_SHARED, name);
 
-    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
-    for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
-    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
-
+    test_fence_rounds(&tw, all_at_once, buf, got, size, 50, 3, name);
     crossing(&tw, buf, size, 70, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
-    test_win_free(&tw);
-    MPI_Comm_free(&others);
-    test_pvar_close(&pv);
-    free(buf);
-    free(got);
+    test_assist_cleanup(&tw, &others, &pv, buf, got);
 }
 
 int main(int argc, char **argv)

@@ -301,6 +301,66 @@ static inline void test_target0_groups(MPI_Group *origins, MPI_Group *target)
     MPI_Group_free(&world);
 }
 
+/* Rank 0 computes outside MPI (no progress: it serves no mailbox) until
+ * every other rank, one after another (barriers on `origins`), has done
+ * `work(tw, origin, round)` -- an exclusive-lock epoch to rank 0, say --
+ * and then added 1 to rank 0's int counter at byte `counter_at` of its
+ * window (8-aligned, outside what the work writes; reset to 0 here). */
+static inline void test_target0_computing(test_win_t *tw, MPI_Aint counter_at, MPI_Comm origins,
+                                          void (*work)(test_win_t *tw, int origin, int round), int round,
+                                          const char *flavor)
+{
+    volatile int *done = (volatile int *) ((unsigned char *) tw->mem + counter_at);
+    int size;
+
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (0 == test_rank) *done = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while (*done < size - 1 && t.tv_sec - t0.tv_sec < 60);
+        CHECK(*done == size - 1, "%s: %d of %d origins done without the target's progress", flavor, *done, size - 1);
+        return;
+    }
+    for (int o = 1 ; o < size ; ++o) {
+        if (o == test_rank) {
+            const int one = 1;
+            work(tw, o, round);
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+            MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, test_disp(tw, 0, counter_at, 1), 1, MPI_INT, MPI_SUM,
+                                  tw->win));
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+        }
+        MPI_Barrier(origins);
+    }
+}
+
+/* Rounds round0.. of a phase that runs inside fence epochs, between an
+ * opening (NOPRECEDE) and a closing (NOSUCCEED) fence. */
+typedef void (*test_fence_phase_fn)(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
+                                    const char *flavor);
+static inline void test_fence_rounds(test_win_t *tw, test_fence_phase_fn phase, unsigned char *buf,
+                                     unsigned char *got, int size, int round0, int rounds, const char *flavor)
+{
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw->win));
+    for (int round = round0 ; round < round0 + rounds ; ++round) phase(tw, buf, got, size, round, flavor);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw->win));
+}
+
+/* The end of a target-assistance test's run: the window, the origins'
+ * communicator, the counter and two buffers released. */
+static inline void test_assist_cleanup(test_win_t *tw, MPI_Comm *others, test_pvar_t *pv, void *buf, void *got)
+{
+    test_win_free(tw);
+    MPI_Comm_free(others);
+    test_pvar_close(pv);
+    free(buf);
+    free(got);
+}
+
 /* main() of a target-assistance test: MPI_T up, then run(flavor, size,
  * expected) on create and dynamic windows when there are 2 ranks or more
  * (expected: test_assist_expected). */

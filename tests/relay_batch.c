@@ -34,7 +34,6 @@
 #define SEGS 100
 #define GAP 3                 /* bytes between two segments, never written */
 #define RETRY_S 2.0
-#define BOUND_S 60.0
 
 /* lengths, cycled: below, at and above a 16 KiB chunk and the batch limit,
  * between the batch limit and the relay threshold (20000), above both */
@@ -200,6 +199,19 @@ static void expect_seg(const unsigned char *mem, int i, int who, int round, cons
     }
 }
 
+/* segment i of `buf` put to (got from) peer_of(me, i), in one lock_all epoch */
+static void move_round_robin(test_win_t *tw, unsigned char *buf, int size, int put)
+{
+    MPI_OK(MPI_Win_lock_all(0, tw->win));
+    for (int i = 0 ; i < SEGS ; ++i) {
+        int t = peer_of(test_rank, i, size), n = (int) seg_len(i, 0);
+        MPI_Aint at = (MPI_Aint) seg_at(i, 0), disp = test_disp(tw, t, at, 1);
+        if (put) MPI_OK(MPI_Put(buf + at, n, MPI_BYTE, t, disp, n, MPI_BYTE, tw->win));
+        else MPI_OK(MPI_Get(buf + at, n, MPI_BYTE, t, disp, n, MPI_BYTE, tw->win));
+    }
+    MPI_OK(MPI_Win_unlock_all(tw->win));
+}
+
 static void round_robin(test_win_t *tw, unsigned char *buf, unsigned char *got, int size, int round,
                         const char *flavor)
 {
@@ -207,13 +219,7 @@ static void round_robin(test_win_t *tw, unsigned char *buf, unsigned char *got, 
 
     fill(buf, test_rank, round, 0);
     MPI_Barrier(MPI_COMM_WORLD);
-    MPI_OK(MPI_Win_lock_all(0, tw->win));
-    for (int i = 0 ; i < SEGS ; ++i) {
-        int t = peer_of(test_rank, i, size), n = (int) seg_len(i, 0);
-        MPI_Aint at = (MPI_Aint) seg_at(i, 0);
-        MPI_OK(MPI_Put(buf + at, n, MPI_BYTE, t, test_disp(tw, t, at, 1), n, MPI_BYTE, tw->win));
-    }
-    MPI_OK(MPI_Win_unlock_all(tw->win));
+    move_round_robin(tw, buf, size, 1);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, test_rank, 0, tw->win));
     for (int i = 0 ; i < SEGS ; ++i) expect_seg(mine, i, origin_of(test_rank, i, size), round, "round-robin put", flavor);
@@ -222,13 +228,7 @@ static void round_robin(test_win_t *tw, unsigned char *buf, unsigned char *got, 
     MPI_Barrier(MPI_COMM_WORLD);
 
     memset(got, 0, span());
-    MPI_OK(MPI_Win_lock_all(0, tw->win));
-    for (int i = 0 ; i < SEGS ; ++i) {
-        int t = peer_of(test_rank, i, size), n = (int) seg_len(i, 0);
-        MPI_Aint at = (MPI_Aint) seg_at(i, 0);
-        MPI_OK(MPI_Get(got + at, n, MPI_BYTE, t, test_disp(tw, t, at, 1), n, MPI_BYTE, tw->win));
-    }
-    MPI_OK(MPI_Win_unlock_all(tw->win));
+    move_round_robin(tw, got, size, 0);
     for (int i = 0 ; i < SEGS ; ++i) expect_seg(got, i, peer_of(test_rank, i, size), round + 1, "round-robin get", flavor);
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -254,39 +254,27 @@ static void all_at_once(test_win_t *tw, unsigned char *buf, unsigned char *got, 
 }
 
 /* Phase 4: rank 0 computes until every origin has put and said so. */
+static unsigned char *computing_buf;
+
+static void put_to_computing(test_win_t *tw, int origin, int round)
+{
+    fill(computing_buf, origin, round, 0);
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+    move_all(tw, computing_buf, 0, 1, 0);
+    MPI_OK(MPI_Win_unlock(0, tw->win));
+}
+
 static void target_computing(test_win_t *tw, unsigned char *buf, int size, int round, MPI_Comm origins,
                              const char *flavor)
 {
-    volatile int *done = (volatile int *) ((unsigned char *) tw->mem + span() - 8);
+    MPI_Aint counter_at = (MPI_Aint) ((span() - 8) & ~(size_t) 7);
 
-    if (0 == test_rank) *done = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (0 == test_rank) {
-        double t0 = now_s();
-        while (*done < size - 1 && now_s() - t0 < BOUND_S) {
-        }
-        CHECK(*done == size - 1, "%s: %d of %d origins done without the target's progress", flavor, *done,
-              size - 1);
-    } else {
-        const int one = 1;
-        for (int o = 1 ; o < size ; ++o) {
-            if (o == test_rank) {
-                fill(buf, o, round, 0);
-                MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
-                move_all(tw, buf, 0, 1, 0);
-                MPI_OK(MPI_Win_unlock(0, tw->win));
-                MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
-                MPI_OK(MPI_Accumulate(&one, 1, MPI_INT, 0, test_disp(tw, 0, (MPI_Aint) span() - 8, 1), 1, MPI_INT,
-                                      MPI_SUM, tw->win));
-                MPI_OK(MPI_Win_unlock(0, tw->win));
-            }
-            MPI_Barrier(origins);
-        }
-    }
+    computing_buf = buf;
+    test_target0_computing(tw, counter_at, origins, put_to_computing, round, flavor);
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == test_rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
-        *done = 0;   /* not part of the pattern */
+        memset((unsigned char *) tw->mem + counter_at, 0, sizeof(int));   /* not part of the pattern */
         expect(tw->mem, size - 1, round, 0, "puts to a computing target", flavor);
         MPI_OK(MPI_Win_unlock(0, tw->win));
     }
@@ -312,15 +300,9 @@ static void run(int flavor, int size, int expected)
     if (size >= 3) {
         for (int round = 0 ; round < 2 ; ++round) round_robin(&tw, buf, got, size, 40 + 2 * round, name);
     }
-    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
-    for (int round = 0 ; round < 3 ; ++round) all_at_once(&tw, buf, got, size, 50 + round, name);
-    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+    test_fence_rounds(&tw, all_at_once, buf, got, size, 50, 3, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
-    test_win_free(&tw);
-    MPI_Comm_free(&others);
-    test_pvar_close(&pv);
-    free(buf);
-    free(got);
+    test_assist_cleanup(&tw, &others, &pv, buf, got);
 }
 
 int main(int argc, char **argv)
