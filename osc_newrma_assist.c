@@ -806,34 +806,63 @@ static inline void relay_pause(unsigned int *spins)
 typedef enum {
     RELAY_READY,      /* the counter got there */
     RELAY_WITHDRAWN,  /* the target did not take the request in time: taken back */
+    RELAY_CROSSED,    /* taken back at once: another origin's relay waits for us */
     RELAY_REFUSED,    /* the target took it and gave up at once (it cannot map our area) */
 } relay_wait_t;
 
+/* One relay in flight, as its origin's waits see it: the target's mailbox
+ * and our request's sequence there, our own mailbox (where another
+ * origin's relay may be waiting for us), the withdrawal deadline (0: not
+ * set yet). */
+typedef struct {
+    osc_newrma_assist_box_t *box;
+    const osc_newrma_assist_box_t *own;
+    uint32_t mine;
+    uint64_t deadline;
+} relay_link_t;
+
+/* Is another origin's relay waiting in our own mailbox?  Then two relays
+ * may be crossing: neither process serves while it relays, so each would
+ * wait out the other's timeout. */
+static inline bool relay_crossing(const osc_newrma_assist_box_t *own)
+{
+    uint8_t kind = own->kind;
+
+    return NEWRMA_ASSIST_POSTED == (__atomic_load_n(&own->state, __ATOMIC_RELAXED) & NEWRMA_ASSIST_MASK)
+           && (NEWRMA_ASSIST_RELAY_PUT == kind || NEWRMA_ASSIST_RELAY_GET == kind || NEWRMA_ASSIST_RELAY_ACC == kind);
+}
+
 /* Wait until the other side's counter reaches `at_least`.  While the
  * request is only posted, up to osc_newrma_assist_timeout (from the first
- * wait of the relay, *deadline), then withdraw it; once taken, as long as
- * it takes: the target copies until it is done. */
-static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, const volatile uint64_t *counter,
-                               uint64_t at_least, uint64_t *deadline)
+ * wait of the relay), then withdraw it -- at once if a relay is waiting
+ * for us meanwhile (the caller copies by system call, and our waits serve
+ * that relay later); once taken, as long as it takes: the target copies
+ * until it is done. */
+static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *counter, uint64_t at_least)
 {
     unsigned int turns = 0, spins = 0;
 
     while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
-        uint32_t state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), posted = mine | NEWRMA_ASSIST_POSTED;
+        uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE), posted = link->mine | NEWRMA_ASSIST_POSTED;
+        relay_wait_t give_up = RELAY_READY;
 
-        if ((mine | NEWRMA_ASSIST_DONE) == state) {
+        if ((link->mine | NEWRMA_ASSIST_DONE) == state) {
             /* the target advances the counters before it says DONE */
             return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= at_least ? RELAY_READY : RELAY_REFUSED;
         }
-        if (posted == state && 0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS) {
+        if (posted == state && relay_crossing(link->own)) {
+            give_up = RELAY_CROSSED;
+        } else if (posted == state && 0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS) {
             uint64_t now = osc_newrma_assist_now();
-            if (0 == *deadline) {
-                *deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
-            } else if (now > *deadline
-                       && __atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false,
-                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-                return RELAY_WITHDRAWN;
+            if (0 == link->deadline) {
+                link->deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
             }
+            give_up = now > link->deadline ? RELAY_WITHDRAWN : RELAY_READY;
+        }
+        if (RELAY_READY != give_up
+            && __atomic_compare_exchange_n(&link->box->state, &posted, link->mine | NEWRMA_ASSIST_FREE, false,
+                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            return give_up;
         }
         relay_pause(&spins);
     }
@@ -842,25 +871,24 @@ static relay_wait_t relay_wait(osc_newrma_assist_box_t *box, uint32_t mine, cons
 
 /* Stream the chunks: a put's into the slots as they free up, a get's out
  * of them as they fill. */
-static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma_assist_box_t *box, uint32_t mine,
-                                 bool write, const struct iovec *local, uint64_t bytes)
+static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, relay_link_t *link, bool write,
+                                 const struct iovec *local, uint64_t bytes)
 {
     osc_newrma_relay_head_t *head = area->head;
-    uint64_t chunks = relay_chunks(bytes), deadline = 0;
+    uint64_t chunks = relay_chunks(bytes);
     relay_cursor_t at = { .seg = local, .off = 0 };
     relay_wait_t got = RELAY_READY;
 
     for (uint64_t i = 0 ; i < chunks && RELAY_READY == got ; ++i) {
         char *slot = osc_newrma_relay_slot(area, i);
         if (write) {
-            got = relay_wait(box, mine, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0,
-                             &deadline);
+            got = relay_wait(link, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
                 __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
             }
         } else {
-            got = relay_wait(box, mine, &head->filled, i + 1, &deadline);
+            got = relay_wait(link, &head->filled, i + 1);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
                 __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
@@ -868,7 +896,7 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma
         }
     }
     /* a put is complete when the target has copied its last chunk out */
-    return write && RELAY_READY == got ? relay_wait(box, mine, &head->consumed, chunks, &deadline) : got;
+    return write && RELAY_READY == got ? relay_wait(link, &head->consumed, chunks) : got;
 }
 
 /* Claim the target's mailbox and post relay `req` of `nsegs` target
@@ -877,7 +905,7 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, osc_newrma
  * OMPI_ERR_WOULD_BLOCK: not posted (target absent, no area, mailbox busy). */
 static int relay_post(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
                       const struct iovec *remote, unsigned int nsegs, size_t bytes,
-                      const osc_newrma_relay_area_t **area, uint32_t *mine, uint64_t *stamp)
+                      const osc_newrma_relay_area_t **area, relay_link_t *link, uint64_t *stamp)
 {
     const osc_newrma_relay_area_t *own;
     assist_relay_t init;
@@ -899,29 +927,33 @@ static int relay_post(ompi_osc_newrma_module_t *module, int target, const assist
     }
     init = (assist_relay_t) { .bytes = bytes, .cookie = own->cookie, .fd = own->fd, .nsegs = nsegs };
     *area = own;
-    return OMPI_SUCCESS == assist_claim_post(module, target, req, &init, sizeof(init), mine) ? OMPI_SUCCESS
-                                                                                          : OMPI_ERR_WOULD_BLOCK;
+    *link = (relay_link_t) { .box = osc_newrma_shm_assist_box(&module->shm, target),
+                             .own = osc_newrma_shm_assist_box(&module->shm, module->rank) };
+    return OMPI_SUCCESS == assist_claim_post(module, target, req, &init, sizeof(init), &link->mine)
+           ? OMPI_SUCCESS : OMPI_ERR_WOULD_BLOCK;
 }
 
 /* After the stream: a withdrawn relay is not done (the target never took
  * it); else wait for DONE and free the mailbox -- a refused one is not
  * done either, and the window stops relaying. */
-static int relay_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+static int relay_finish(ompi_osc_newrma_module_t *module, int target, const relay_link_t *link, uint64_t stamp,
                         relay_wait_t got, size_t bytes)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
-
-    if (RELAY_WITHDRAWN == got) {
-        NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: not taken in time, withdrawn", bytes, target);
-        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+    if (RELAY_WITHDRAWN == got || RELAY_CROSSED == got) {
+        NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: %s, withdrawn", bytes, target,
+                       RELAY_CROSSED == got ? "another relay waits for us" : "not taken in time");
+        if (RELAY_WITHDRAWN == got) {   /* a crossing target is present: no miss */
+            __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+        }
         OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
-    for (unsigned int spins = 0 ; (mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) ;) {
+    for (unsigned int spins = 0 ;
+         (link->mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE) ;) {
         relay_pause(&spins);
     }
-    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    __atomic_store_n(&link->box->state, link->mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(10, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
@@ -938,16 +970,14 @@ int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool w
     assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
                              .count = (uint32_t) module->rank };
     const osc_newrma_relay_area_t *area;
+    relay_link_t link;
     uint64_t stamp;
-    uint32_t mine;
-    int ret = relay_post(module, target, &req, remote, nsegs, bytes, &area, &mine, &stamp);
+    int ret = relay_post(module, target, &req, remote, nsegs, bytes, &area, &link, &stamp);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    return relay_finish(module, target, mine, stamp,
-                        relay_stream(area, osc_newrma_shm_assist_box(&module->shm, target), mine, write, local, bytes),
-                        bytes);
+    return relay_finish(module, target, &link, stamp, relay_stream(area, &link, write, local, bytes), bytes);
 }
 
 /* An accumulate's chunk: the origin's elements in the first half of a
@@ -975,16 +1005,15 @@ static void relay_acc_old(const osc_newrma_relay_area_t *area, char *old, uint64
  * its slot as the slot frees up -- and, for a get_accumulate, the old
  * values the target left in the slot out first (a slot frees up when the
  * target has reduced its chunk); the last slots' old values at the end. */
-static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, osc_newrma_assist_box_t *box, uint32_t mine,
-                                     const char *origin, char *old, uint64_t bytes)
+static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_link_t *link, const char *origin,
+                                     char *old, uint64_t bytes)
 {
     osc_newrma_relay_head_t *head = area->head;
-    uint64_t chunks = relay_acc_chunks(bytes), deadline = 0;
+    uint64_t chunks = relay_acc_chunks(bytes);
     relay_wait_t got = RELAY_READY;
 
     for (uint64_t i = 0 ; i < chunks && RELAY_READY == got ; ++i) {
-        got = relay_wait(box, mine, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0,
-                         &deadline);
+        got = relay_wait(link, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0);
         if (RELAY_READY != got) {
             break;
         }
@@ -998,7 +1027,7 @@ static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, osc_ne
         __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
     }
     if (RELAY_READY == got) {
-        got = relay_wait(box, mine, &head->consumed, chunks, &deadline);
+        got = relay_wait(link, &head->consumed, chunks);
     }
     for (uint64_t i = chunks > NEWRMA_RELAY_SLOTS ? chunks - NEWRMA_RELAY_SLOTS : 0 ;
          RELAY_READY == got && NULL != old && i < chunks ; ++i) {
@@ -1021,17 +1050,15 @@ int osc_newrma_assist_relay_accumulate(ompi_osc_newrma_module_t *module, int tar
                              .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank };
     struct iovec remote = { .iov_base = (void *) (uintptr_t) taddr, .iov_len = bytes };
     const osc_newrma_relay_area_t *area;
+    relay_link_t link;
     uint64_t stamp;
-    uint32_t mine;
-    int ret = relay_post(module, target, &req, &remote, 1, bytes, &area, &mine, &stamp);
+    int ret = relay_post(module, target, &req, &remote, 1, bytes, &area, &link, &stamp);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    return relay_finish(module, target, mine, stamp,
-                        relay_stream_acc(area, osc_newrma_shm_assist_box(&module->shm, target), mine,
-                                         (const char *) origin, (char *) old, bytes),
-                        bytes);
+    return relay_finish(module, target, &link, stamp,
+                        relay_stream_acc(area, &link, (const char *) origin, (char *) old, bytes), bytes);
 }
 
 /* ------------------------------------------------------------------ */

@@ -241,10 +241,12 @@ static int component_register(void)
         "or one of this size or more, which then joins the batch too) go, if the target is inside "
         "MPI, as one stream through shared slots -- this process copies chunks in, the target out, "
         "or the reverse for a get -- instead of a process_vm_writev/readv; so does an accumulate or "
-        "get_accumulate of this size or more (the target reduces the chunks).  Left at its default, "
-        "only where that system call copies at less than half memcpy's speed (the probe of "
-        "osc_newrma_assist_share_bytes).  0: never; needs osc_newrma_cma_batch_bytes > 0",
-        OPAL_INFO_LVL_5, 16 * 1024 + 1, &c->relay_bytes);
+        "get_accumulate of this size or more (the target reduces the chunks) that its mailbox line "
+        "cannot take.  The default, 1, relays every batch (a hand-over costs less than one system "
+        "call of any size), but only where that system call copies at less than half memcpy's "
+        "speed (the probe of osc_newrma_assist_share_bytes); set, it applies as set.  0: never; "
+        "needs osc_newrma_cma_batch_bytes > 0",
+        OPAL_INFO_LVL_5, 1, &c->relay_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
