@@ -1303,7 +1303,7 @@ static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_
 /* Serve a relay: map the origin's area and read its segments (or refuse:
  * DONE at once, nothing copied), then stream -- an accumulate's one
  * segment is reduced into, not copied to. */
-static int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
                        const assist_request_t *req)
 {
     const assist_relay_t *relay = (const assist_relay_t *) box->payload;

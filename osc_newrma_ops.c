@@ -95,15 +95,11 @@ _Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
  * by process_vm_writev on Linux 6.18), else one system call for up to
  * NEWRMA_CMA_BATCH operations (each cost about as much as the copy itself
  * when alone). */
-static int cma_batch_issue(ompi_osc_newrma_module_t *module)
+static __opal_attribute_noinline__ int cma_batch_send(ompi_osc_newrma_module_t *module,
+                                                      struct osc_newrma_cma_batch_t *batch, unsigned int count)
 {
-    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
-    unsigned int count = NULL != batch ? batch->count : 0;
     int ret;
 
-    if (0 == count) {
-        return OMPI_SUCCESS;
-    }
     batch->count = 0;
     if (batch->bytes >= module->assist_relay_bytes) {
         ret = osc_newrma_assist_relay(module, batch->target, batch->write, batch->local, batch->remote, count,
@@ -114,6 +110,15 @@ static int cma_batch_issue(ompi_osc_newrma_module_t *module)
     }
     return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, batch->target)->pid,
                                    batch->local, count, batch->remote, count, batch->write);
+}
+
+/* the common case, nothing batched, in line in every completing call */
+static inline int cma_batch_issue(ompi_osc_newrma_module_t *module)
+{
+    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
+    unsigned int count = NULL != batch ? batch->count : 0;
+
+    return 0 == count ? OMPI_SUCCESS : cma_batch_send(module, batch, count);
 }
 
 /* Complete every operation not complete yet: the put or get handed to a
