@@ -43,6 +43,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
+#include "osc_newrma_relay.h"
 #include "osc_newrma_assist.h"
 #include "osc_newrma_cma.h"
 #include "osc_newrma_datatype.h"
@@ -445,33 +446,76 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
     return ret;
 }
 
-/* Under the stripes of the span: to a target inside MPI, if it is large,
- * relayed (the target reduces each chunk of our elements out of shared
- * slots: no system call) or else shared (it reduces its chunks in place:
- * one system call each against our two, two with old values to bring
- * back); alone otherwise. */
-static int acc_cma_span(acc_t *a, acc_range_t *range, size_t bytes)
+/* One run of the target, under the stripes of the span, not relayed:
+ * shared with a target inside MPI if it is large (the target reduces its
+ * chunks in place: one system call each against our two, two with old
+ * values to bring back), else alone. */
+static int acc_cma_run(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (osc_newrma_assist_relay_acc_fits(a->module, bytes, a->esize)) {
-        ret = osc_newrma_assist_relay_accumulate(a->module, a->target, range->origin, range->old, range->remote,
-                                                 bytes, a->op, a->basic);
-    }
-    if (OMPI_ERR_WOULD_BLOCK == ret && !is_no_op(a)
-        && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
+    if (!is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
         ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->old, range->remote,
                                                  bytes, a->op, a->basic, acc_cma_range, range);
     }
     return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
 }
 
-static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
+/* Runs of the target one by one, their elements `off` bytes into the
+ * packed ones. */
+static int acc_cma_runs_alone(acc_t *a, const acc_range_t *range, const struct iovec *runs, unsigned int nruns,
+                              uint64_t off)
+{
+    int ret = OMPI_SUCCESS;
+
+    for (unsigned int i = 0 ; i < nruns && OMPI_SUCCESS == ret ; off += runs[i].iov_len, ++i) {
+        acc_range_t one = *range;
+        one.remote = (uint64_t) (uintptr_t) runs[i].iov_base;
+        one.origin = NULL != range->origin ? range->origin + off : NULL;
+        one.old = NULL != range->old ? range->old + off : NULL;
+        ret = acc_cma_run(a, &one, runs[i].iov_len);
+    }
+    return ret;
+}
+
+/* Under the stripes of the span: the target's runs (whole elements), the
+ * origin's elements and the old values packed in range->origin/old in the
+ * same order.  To a target inside MPI, up to NEWRMA_RELAY_SEGS runs at a
+ * time are relayed (the target reduces each chunk of our elements out of
+ * shared slots: no system call); runs not relayed go one by one. */
+static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *runs, size_t nruns)
+{
+    uint64_t off = 0;
+    int ret = OMPI_SUCCESS;
+
+    for (size_t k = 0 ; k < nruns && OMPI_SUCCESS == ret ; k += NEWRMA_RELAY_SEGS) {
+        unsigned int m = nruns - k < NEWRMA_RELAY_SEGS ? (unsigned int) (nruns - k) : NEWRMA_RELAY_SEGS;
+        size_t bytes = 0;
+
+        for (unsigned int i = 0 ; i < m ; ++i) {
+            bytes += runs[k + i].iov_len;
+        }
+        ret = OMPI_ERR_WOULD_BLOCK;
+        if (osc_newrma_assist_relay_acc_fits(a->module, bytes, a->esize)) {
+            ret = osc_newrma_assist_relay_accumulate(a->module, a->target,
+                                                     NULL != range->origin ? range->origin + off : NULL,
+                                                     NULL != range->old ? range->old + off : NULL, &runs[k], m,
+                                                     bytes, a->op, a->basic);
+        }
+        if (OMPI_ERR_WOULD_BLOCK == ret) {
+            ret = acc_cma_runs_alone(a, range, &runs[k], m, off);
+        }
+        off += bytes;
+    }
+    return ret;
+}
+
+static int acc_cma_chunked(acc_t *a, pid_t pid, const struct iovec *runs, size_t nruns)
 {
     size_t bytes = a->n * a->esize, chunk = bytes < NEWRMA_ACC_CMA_CHUNK ? bytes : NEWRMA_ACC_CMA_CHUNK;
     char *origin = NULL, *origin_owned = NULL, *old = NULL, *old_owned = NULL;
     char *buffer = malloc(chunk);
-    acc_range_t range = { .a = a, .pid = pid, .remote = remote, .buffer = buffer, .buffer_bytes = chunk };
+    acc_range_t range = { .a = a, .pid = pid, .buffer = buffer, .buffer_bytes = chunk };
     acc_locks_t locks;
     int ret = NULL == buffer ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
 
@@ -491,7 +535,7 @@ static int acc_cma_chunked(acc_t *a, pid_t pid, uint64_t remote)
     range.origin = origin;
     range.old = old;
     acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    ret = acc_cma_span(a, &range, bytes);
+    ret = acc_cma_runs(a, &range, runs, nruns);
     acc_unlock(a->module, &locks);
     if (OMPI_SUCCESS == ret && NULL != old_owned) {
         ret = ompi_datatype_sndrcv(old_owned, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
@@ -504,9 +548,26 @@ cleanup:
     return ret;
 }
 
+/* Can a target of several runs be relayed (relays on, every run whole
+ * elements)?  Else it goes through an image, two system calls whatever
+ * the number of runs. */
+static bool acc_runs_relayable(const acc_t *a, const struct iovec *runs, size_t nruns)
+{
+    if (SIZE_MAX == a->module->assist_relay_bytes) {
+        return false;
+    }
+    for (size_t i = 0 ; i < nruns ; ++i) {
+        if (0 != runs[i].iov_len % a->esize) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Single-copy path: under the locks, read the target's bytes into an image
- * with the same layout, combine there, write the same bytes back (in chunks
- * when the target is one run of packed elements).  To self the memory is
+ * with the same layout, combine there, write the same bytes back -- or,
+ * when the target is one run of packed elements (or several, where relays
+ * are on), chunk by chunk or relayed, no image.  To self the memory is
  * local: same locks, no image. */
 static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
 {
@@ -523,8 +584,9 @@ static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
         acc_unlock(a->module, &locks);
         return ret;
     }
-    if (1 == nruns && (ptrdiff_t) a->esize == a->eextent && runs[0].iov_len == a->n * a->esize) {
-        return acc_cma_chunked(a, pid, (uint64_t) (uintptr_t) runs[0].iov_base);
+    if ((ptrdiff_t) a->esize == a->eextent
+        && (1 == nruns ? runs[0].iov_len == a->n * a->esize : acc_runs_relayable(a, runs, nruns))) {
+        return acc_cma_chunked(a, pid, runs, nruns);
     }
     image = malloc(a->tl.span);
     local = malloc(nruns * sizeof(struct iovec));

@@ -769,23 +769,42 @@ typedef struct {
     size_t off;                /* bytes of it already streamed */
 } relay_cursor_t;
 
-/* Copy the next `len` bytes of the stream between `slot` and the segments
- * (into the slot if `to_slot`), and move on. */
-static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to_slot)
-{
-    while (len > 0) {
-        size_t left = c->seg->iov_len - c->off, piece = left < len ? left : len;
-        char *here = (char *) c->seg->iov_base + c->off;
+/* What to do with one piece of a chunk: `here` in a segment, `at` bytes
+ * into the chunk, `len` bytes. */
+typedef void (*relay_piece_fn_t)(void *ctx, char *here, size_t at, size_t len);
 
-        osc_newrma_copy_bytes(to_slot ? slot : here, to_slot ? here : slot, piece);
-        slot += piece;
-        len -= piece;
+/* Walk the next `len` bytes of the stream over the segments, piece by
+ * piece (a piece ends where a segment does), and move on. */
+static void relay_cursor_walk(relay_cursor_t *c, size_t len, relay_piece_fn_t fn, void *ctx)
+{
+    for (size_t at = 0 ; at < len ;) {
+        size_t left = c->seg->iov_len - c->off, piece = left < len - at ? left : len - at;
+
+        fn(ctx, (char *) c->seg->iov_base + c->off, at, piece);
+        at += piece;
         c->off += piece;
         if (c->off == c->seg->iov_len) {
             ++c->seg;
             c->off = 0;
         }
     }
+}
+
+static void piece_to_slot(void *slot, char *here, size_t at, size_t len)
+{
+    osc_newrma_copy_bytes((char *) slot + at, here, len);
+}
+
+static void piece_from_slot(void *slot, char *here, size_t at, size_t len)
+{
+    osc_newrma_copy_bytes(here, (char *) slot + at, len);
+}
+
+/* Copy the next `len` bytes of the stream between `slot` and the segments
+ * (into the slot if `to_slot`), and move on. */
+static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to_slot)
+{
+    relay_cursor_walk(c, len, to_slot ? piece_to_slot : piece_from_slot, slot);
 }
 
 /* One step of any wait of a relay, on either side: a short busy phase,
@@ -843,7 +862,8 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
     unsigned int turns = 0, spins = 0;
 
     while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
-        uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE), posted = link->mine | NEWRMA_ASSIST_POSTED;
+        uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE);
+        uint32_t posted = link->mine | NEWRMA_ASSIST_POSTED;
         relay_wait_t give_up = RELAY_READY;
 
         if ((link->mine | NEWRMA_ASSIST_DONE) == state) {
@@ -964,20 +984,39 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     return OMPI_SUCCESS;
 }
 
+/* The stream of an accumulate (relay_stream_acc, below): the origin's
+ * packed elements, the old values' buffer. */
+static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_link_t *link, const char *origin,
+                                     char *old, uint64_t bytes);
+
+/* Any relay, origin side: post `req`, stream (a put's or get's `local`
+ * segments; an accumulate's elements at local->iov_base, NULL for
+ * MPI_NO_OP, and old values into `old`), finish. */
+static int relay_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                     const struct iovec *local, char *old, const struct iovec *remote, unsigned int nsegs, size_t bytes)
+{
+    const osc_newrma_relay_area_t *area;
+    relay_link_t link;
+    uint64_t stamp;
+    relay_wait_t got;
+    int ret = relay_post(module, target, req, remote, nsegs, bytes, &area, &link, &stamp);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    got = NEWRMA_ASSIST_RELAY_ACC == req->kind
+        ? relay_stream_acc(area, &link, (const char *) local->iov_base, old, bytes)
+        : relay_stream(area, &link, NEWRMA_ASSIST_RELAY_PUT == req->kind, local, bytes);
+    return relay_finish(module, target, &link, stamp, got, bytes);
+}
+
 int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
                             const struct iovec *remote, unsigned int nsegs, size_t bytes)
 {
     assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
                              .count = (uint32_t) module->rank };
-    const osc_newrma_relay_area_t *area;
-    relay_link_t link;
-    uint64_t stamp;
-    int ret = relay_post(module, target, &req, remote, nsegs, bytes, &area, &link, &stamp);
 
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    return relay_finish(module, target, &link, stamp, relay_stream(area, &link, write, local, bytes), bytes);
+    return relay_run(module, target, &req, local, NULL, remote, nsegs, bytes);
 }
 
 /* An accumulate's chunk: the origin's elements in the first half of a
@@ -1043,22 +1082,14 @@ bool osc_newrma_assist_relay_acc_fits(const ompi_osc_newrma_module_t *module, si
 }
 
 int osc_newrma_assist_relay_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin, void *old,
-                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
-                                       struct ompi_datatype_t *dt)
+                                       const struct iovec *remote, unsigned int nsegs, size_t bytes,
+                                       struct ompi_op_t *op, struct ompi_datatype_t *dt)
 {
     assist_request_t req = { .kind = NEWRMA_ASSIST_RELAY_ACC, .want_result = NULL != old, .dt_id = (uint16_t) dt->id,
                              .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank };
-    struct iovec remote = { .iov_base = (void *) (uintptr_t) taddr, .iov_len = bytes };
-    const osc_newrma_relay_area_t *area;
-    relay_link_t link;
-    uint64_t stamp;
-    int ret = relay_post(module, target, &req, &remote, 1, bytes, &area, &link, &stamp);
+    struct iovec elements = { .iov_base = (void *) origin, .iov_len = bytes };
 
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    return relay_finish(module, target, &link, stamp,
-                        relay_stream_acc(area, &link, (const char *) origin, (char *) old, bytes), bytes);
+    return relay_run(module, target, &req, &elements, (char *) old, remote, nsegs, bytes);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1281,30 +1312,56 @@ static bool relay_reduce_setup(const assist_request_t *req, relay_reduce_t *r)
     return NULL != r->op && 0 != r->esize && 0 == NEWRMA_RELAY_ACC_CHUNK % r->esize;
 }
 
-static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_reduce_t *r, char *mine,
-                               uint64_t bytes)
+/* one piece of a chunk reduced into our segment (whole elements: chunks
+ * and segments both end on element boundaries) */
+typedef struct {
+    const relay_reduce_t *r;
+    char *slot;
+} relay_reduce_piece_t;
+
+static void piece_reduce(void *ctx, char *here, size_t at, size_t len)
+{
+    const relay_reduce_piece_t *p = (const relay_reduce_piece_t *) ctx;
+
+    osc_newrma_acc_combine(p->r->op, p->r->dt, here, p->slot + at,
+                           p->r->want_old ? p->slot + NEWRMA_RELAY_ACC_CHUNK + at : NULL, len / p->r->esize,
+                           p->r->esize);
+}
+
+static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_reduce_t *r,
+                               const struct iovec *segs, uint64_t bytes)
 {
     osc_newrma_relay_head_t *head = area->head;
+    relay_cursor_t at = { .seg = segs, .off = 0 };
     uint64_t chunks = relay_acc_chunks(bytes);
 
     for (uint64_t i = 0 ; i < chunks ; ++i) {
-        char *slot = osc_newrma_relay_slot(area, i);
-        size_t len = relay_acc_chunk_len(bytes, i);
+        relay_reduce_piece_t piece = { .r = r, .slot = osc_newrma_relay_slot(area, i) };
         unsigned int spins = 0;
         while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
             relay_pause(&spins);
         }
-        osc_newrma_acc_combine(r->op, r->dt, mine + i * NEWRMA_RELAY_ACC_CHUNK, slot,
-                               r->want_old ? slot + NEWRMA_RELAY_ACC_CHUNK : NULL, len / r->esize, r->esize);
+        relay_cursor_walk(&at, relay_acc_chunk_len(bytes, i), piece_reduce, &piece);
         __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
     }
 }
 
+/* an accumulate's segments hold whole elements */
+static bool relay_segs_whole(const struct iovec *segs, uint32_t nsegs, size_t esize)
+{
+    for (uint32_t i = 0 ; i < nsegs ; ++i) {
+        if (0 != segs[i].iov_len % esize) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* Serve a relay: map the origin's area and read its segments (or refuse:
- * DONE at once, nothing copied), then stream -- an accumulate's one
- * segment is reduced into, not copied to. */
-static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
-                       const assist_request_t *req)
+ * DONE at once, nothing copied), then stream -- an accumulate's segments
+ * are reduced into, not copied to. */
+static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box,
+                                                   uint32_t posted, const assist_request_t *req)
 {
     const assist_relay_t *relay = (const assist_relay_t *) box->payload;
     uint64_t bytes = relay->bytes, cookie = relay->cookie;
@@ -1318,16 +1375,17 @@ static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *mod
     bool usable;
 
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == bytes || 0 == nsegs
-        || nsegs > (is_acc ? 1 : NEWRMA_RELAY_SEGS) || (is_acc && !relay_reduce_setup(req, &reduce))) {
+        || nsegs > NEWRMA_RELAY_SEGS || (is_acc && !relay_reduce_setup(req, &reduce))) {
         return 0;
     }
     area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
     if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         return 0;
     }
-    usable = NULL != area && relay_segs_read(area->head, nsegs, bytes, segs);
+    usable = NULL != area && relay_segs_read(area->head, nsegs, bytes, segs)
+             && (!is_acc || relay_segs_whole(segs, nsegs, reduce.esize));
     if (usable && is_acc) {
-        serve_relay_reduce(area, &reduce, (char *) segs[0].iov_base, bytes);
+        serve_relay_reduce(area, &reduce, segs, bytes);
     } else if (usable) {
         serve_relay_stream(area, NEWRMA_ASSIST_RELAY_PUT == req->kind, segs, bytes);
     }

@@ -85,19 +85,20 @@ int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool w
 int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
                             const struct iovec *remote, unsigned int nsegs, size_t bytes);
 
-/* Origin side, large accumulates and get_accumulates on the single-copy
- * table to a target inside MPI, under the stripes of the whole span (the
- * caller holds them for both processes): `bytes` of packed elements of
- * predefined `dt` at `origin` (NULL for MPI_NO_OP) streamed through this
- * process's relay area, half a slot at a time; the target reduces each
- * chunk into its memory at `taddr` as it arrives, first leaving its old
- * values in the slot for `old` (unless NULL).  Complete when it returns;
+/* Origin side, accumulates and get_accumulates on the single-copy table
+ * to a target inside MPI, under the stripes of the whole span (the caller
+ * holds them for both processes): `bytes` of packed elements of predefined
+ * `dt` at `origin` (NULL for MPI_NO_OP) streamed through this process's
+ * relay area, half a slot at a time; the target reduces each chunk into
+ * its `nsegs` (at most NEWRMA_RELAY_SEGS) segments `remote`, of whole
+ * elements, as it arrives, first leaving its old values in the slot for
+ * `old` (unless NULL; packed like `origin`).  Complete when it returns;
  * OMPI_ERR_WOULD_BLOCK: nothing done, as osc_newrma_assist_relay.  _fits:
  * relays on for this size, chunks of whole elements. */
 bool osc_newrma_assist_relay_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize);
 int osc_newrma_assist_relay_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin, void *old,
-                                       uint64_t taddr, size_t bytes, struct ompi_op_t *op,
-                                       struct ompi_datatype_t *dt);
+                                       const struct iovec *remote, unsigned int nsegs, size_t bytes,
+                                       struct ompi_op_t *op, struct ompi_datatype_t *dt);
 
 /* Origin side, large accumulates and get_accumulates on the single-copy
  * table (`bytes` of packed elements of predefined `dt` at `origin`, to

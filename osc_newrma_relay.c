@@ -21,8 +21,8 @@
 #include "osc_newrma.h"
 #include "osc_newrma_relay.h"
 
-/* head page, then the slots */
-#define NEWRMA_RELAY_HEAD_BYTES 4096
+/* head pages (the counters, then the segments), then the slots */
+#define NEWRMA_RELAY_HEAD_BYTES (5 * 4096)
 #define NEWRMA_RELAY_AREA_BYTES (NEWRMA_RELAY_HEAD_BYTES + NEWRMA_RELAY_SLOTS * NEWRMA_RELAY_SLOT_BYTES)
 _Static_assert(sizeof(osc_newrma_relay_head_t) <= NEWRMA_RELAY_HEAD_BYTES, "the relay head fits its page");
 

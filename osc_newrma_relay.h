@@ -31,8 +31,9 @@
 /* mappings of other processes' areas a target keeps */
 #define NEWRMA_RELAY_PEERS 8
 /* the most target segments one relay scatters to or gathers from (a batch
- * of small puts or gets: osc_newrma_ops.c) */
-#define NEWRMA_RELAY_SEGS 64
+ * of small puts or gets, the blocks of a derived datatype:
+ * osc_newrma_ops.c, osc_newrma_acc.c) */
+#define NEWRMA_RELAY_SEGS 1024
 
 /* One target segment of a relay: address in the target, length. */
 typedef struct {

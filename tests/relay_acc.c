@@ -86,7 +86,8 @@ static void expect_elem(const acc_case_t *c, void *buf, size_t i)
 static long first_diff(const acc_case_t *c, const void *got, const void *want)
 {
     for (size_t i = 0 ; i < (size_t) c->count ; ++i)
-        if (0 != memcmp((const char *) got + i * c->esize, (const char *) want + i * c->esize, c->esize)) return (long) i;
+        if (0 != memcmp((const char *) got + i * c->esize, (const char *) want + i * c->esize, c->esize))
+            return (long) i;
     return -1;
 }
 

@@ -226,14 +226,16 @@ static void round_robin(test_win_t *tw, unsigned char *buf, unsigned char *got, 
     move_round_robin(tw, buf, size, 1);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, test_rank, 0, tw->win));
-    for (int i = 0 ; i < SEGS ; ++i) expect_seg(mine, i, origin_of(test_rank, i, size), round, "round-robin put", flavor);
+    for (int i = 0 ; i < SEGS ; ++i)
+        expect_seg(mine, i, origin_of(test_rank, i, size), round, "round-robin put", flavor);
     fill(mine, test_rank, round + 1, 0);   /* what the gets read */
     MPI_OK(MPI_Win_unlock(test_rank, tw->win));
     MPI_Barrier(MPI_COMM_WORLD);
 
     memset(got, 0, span());
     move_round_robin(tw, got, size, 0);
-    for (int i = 0 ; i < SEGS ; ++i) expect_seg(got, i, peer_of(test_rank, i, size), round + 1, "round-robin get", flavor);
+    for (int i = 0 ; i < SEGS ; ++i)
+        expect_seg(got, i, peer_of(test_rank, i, size), round + 1, "round-robin get", flavor);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
