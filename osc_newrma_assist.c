@@ -738,7 +738,7 @@ int osc_newrma_assist_share_accumulate(ompi_osc_newrma_module_t *module, int tar
 }
 
 /* ------------------------------------------------------------------ */
-/* relays: large contiguous puts and gets through shared slots          */
+/* relays: puts, gets and accumulates through shared slots            */
 /* ------------------------------------------------------------------ */
 
 /* A relay's payload: the size, the number of target segments (in the
@@ -984,41 +984,6 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     return OMPI_SUCCESS;
 }
 
-/* The stream of an accumulate (relay_stream_acc, below): the origin's
- * packed elements, the old values' buffer. */
-static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_link_t *link, const char *origin,
-                                     char *old, uint64_t bytes);
-
-/* Any relay, origin side: post `req`, stream (a put's or get's `local`
- * segments; an accumulate's elements at local->iov_base, NULL for
- * MPI_NO_OP, and old values into `old`), finish. */
-static int relay_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
-                     const struct iovec *local, char *old, const struct iovec *remote, unsigned int nsegs, size_t bytes)
-{
-    const osc_newrma_relay_area_t *area;
-    relay_link_t link;
-    uint64_t stamp;
-    relay_wait_t got;
-    int ret = relay_post(module, target, req, remote, nsegs, bytes, &area, &link, &stamp);
-
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    got = NEWRMA_ASSIST_RELAY_ACC == req->kind
-        ? relay_stream_acc(area, &link, (const char *) local->iov_base, old, bytes)
-        : relay_stream(area, &link, NEWRMA_ASSIST_RELAY_PUT == req->kind, local, bytes);
-    return relay_finish(module, target, &link, stamp, got, bytes);
-}
-
-int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
-                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
-{
-    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
-                             .count = (uint32_t) module->rank };
-
-    return relay_run(module, target, &req, local, NULL, remote, nsegs, bytes);
-}
-
 /* An accumulate's chunk: the origin's elements in the first half of a
  * slot, the target's old values (a get_accumulate's) in the second. */
 #define NEWRMA_RELAY_ACC_CHUNK (NEWRMA_RELAY_SLOT_BYTES / 2)
@@ -1073,6 +1038,36 @@ static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_
         relay_acc_old(area, old, bytes, i);
     }
     return got;
+}
+
+/* Any relay, origin side: post `req`, stream (a put's or get's `local`
+ * segments; an accumulate's elements at local->iov_base, NULL for
+ * MPI_NO_OP, and old values into `old`), finish. */
+static int relay_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
+                     const struct iovec *local, char *old, const struct iovec *remote, unsigned int nsegs, size_t bytes)
+{
+    const osc_newrma_relay_area_t *area;
+    relay_link_t link;
+    uint64_t stamp;
+    relay_wait_t got;
+    int ret = relay_post(module, target, req, remote, nsegs, bytes, &area, &link, &stamp);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    got = NEWRMA_ASSIST_RELAY_ACC == req->kind
+        ? relay_stream_acc(area, &link, (const char *) local->iov_base, old, bytes)
+        : relay_stream(area, &link, NEWRMA_ASSIST_RELAY_PUT == req->kind, local, bytes);
+    return relay_finish(module, target, &link, stamp, got, bytes);
+}
+
+int osc_newrma_assist_relay(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
+                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
+{
+    assist_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
+                             .count = (uint32_t) module->rank };
+
+    return relay_run(module, target, &req, local, NULL, remote, nsegs, bytes);
 }
 
 bool osc_newrma_assist_relay_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize)

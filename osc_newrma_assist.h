@@ -73,8 +73,9 @@ int osc_newrma_assist_move(ompi_osc_newrma_module_t *module, int target, bool wr
 int osc_newrma_assist_share(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes);
 
-/* Origin side, large contiguous puts and gets of the single-copy table,
- * and batches of small ones, to a target inside MPI (its presence stamp
+/* Origin side, puts and gets of the single-copy table -- a window's
+ * batch, or the contiguous pieces of a derived datatype's transfer -- to
+ * a target inside MPI (its presence stamp
  * is fresh): stream the `bytes` of `nsegs` (at most NEWRMA_RELAY_SEGS)
  * segments through this process's relay area (osc_newrma_relay.h) -- the
  * writer copies chunks into its slots, the reader out of them -- and

@@ -90,6 +90,20 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 
 _Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
 
+/* A group of contiguous pieces (a batch, or part of a derived datatype's
+ * transfer): relayed to a target inside MPI, else one system call. */
+static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool write, struct iovec *mine,
+                           struct iovec *theirs, unsigned int count, size_t bytes)
+{
+    int ret = OMPI_ERR_WOULD_BLOCK;
+
+    if (bytes >= module->assist_relay_bytes) {
+        ret = osc_newrma_assist_relay(module, target, write, mine, theirs, count, bytes);
+    }
+    return OMPI_ERR_WOULD_BLOCK != ret ? ret
+        : osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count, write);
+}
+
 /* Issue the batch: one relay to a target inside MPI, where the kernel's
  * work per segment makes the system call dear (64 puts of 1 KiB: 2.6 GB/s
  * by process_vm_writev on Linux 6.18), else one system call for up to
@@ -98,18 +112,8 @@ _Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
 static __opal_attribute_noinline__ int cma_batch_send(ompi_osc_newrma_module_t *module,
                                                       struct osc_newrma_cma_batch_t *batch, unsigned int count)
 {
-    int ret;
-
     batch->count = 0;
-    if (batch->bytes >= module->assist_relay_bytes) {
-        ret = osc_newrma_assist_relay(module, batch->target, batch->write, batch->local, batch->remote, count,
-                                      batch->bytes);
-        if (OMPI_ERR_WOULD_BLOCK != ret) {
-            return ret;
-        }
-    }
-    return osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, batch->target)->pid,
-                                   batch->local, count, batch->remote, count, batch->write);
+    return cma_pieces_send(module, batch->target, batch->write, batch->local, batch->remote, count, batch->bytes);
 }
 
 /* the common case, nothing batched, in line in every completing call */
@@ -155,20 +159,6 @@ static int cma_batch_add(ompi_osc_newrma_module_t *module, int target, bool writ
     return OMPI_SUCCESS;
 }
 
-/* One group of pieces: relayed to a target inside MPI, else one system
- * call. */
-static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool write, struct iovec *mine,
-                           struct iovec *theirs, unsigned int count, size_t bytes)
-{
-    int ret = OMPI_ERR_WOULD_BLOCK;
-
-    if (bytes >= module->assist_relay_bytes) {
-        ret = osc_newrma_assist_relay(module, target, write, mine, theirs, count, bytes);
-    }
-    return OMPI_ERR_WOULD_BLOCK != ret ? ret
-        : osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count, write);
-}
-
 /* A non-contiguous put or get where relays are on: cut into pieces
  * contiguous on both sides (the two datatypes' blocks cut where either
  * ends), relayed up to NEWRMA_RELAY_SEGS at a time -- one hand-over for a
@@ -177,7 +167,9 @@ static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool wr
 static int cma_move_pieces(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
                            size_t nlocal, const struct iovec *remote, size_t nremote)
 {
-    struct iovec *mine = malloc(2 * NEWRMA_RELAY_SEGS * sizeof(struct iovec)), *theirs = mine + NEWRMA_RELAY_SEGS;
+    /* cutting at both sides' ends makes fewer than nlocal + nremote pieces */
+    size_t group = nlocal + nremote < NEWRMA_RELAY_SEGS ? nlocal + nremote : NEWRMA_RELAY_SEGS;
+    struct iovec *mine = malloc(2 * group * sizeof(struct iovec)), *theirs = mine + group;
     size_t i = 0, j = 0, in_local = 0, in_remote = 0, bytes = 0;
     unsigned int count = 0;
     int ret = NULL != mine ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
@@ -201,7 +193,7 @@ static int cma_move_pieces(ompi_osc_newrma_module_t *module, int target, bool wr
             ++j;
             in_remote = 0;
         }
-        if (NEWRMA_RELAY_SEGS == count || (count > 0 && (i == nlocal || j == nremote))) {
+        if (group == count || (count > 0 && (i == nlocal || j == nremote))) {
             ret = cma_pieces_send(module, target, write, mine, theirs, count, bytes);
             count = 0;
             bytes = 0;

@@ -24,7 +24,7 @@
 /* head pages (the counters, then the segments), then the slots */
 #define NEWRMA_RELAY_HEAD_BYTES (5 * 4096)
 #define NEWRMA_RELAY_AREA_BYTES (NEWRMA_RELAY_HEAD_BYTES + NEWRMA_RELAY_SLOTS * NEWRMA_RELAY_SLOT_BYTES)
-_Static_assert(sizeof(osc_newrma_relay_head_t) <= NEWRMA_RELAY_HEAD_BYTES, "the relay head fits its page");
+_Static_assert(sizeof(osc_newrma_relay_head_t) <= NEWRMA_RELAY_HEAD_BYTES, "the relay head fits its pages");
 
 static osc_newrma_relay_area_t own = { .fd = -1 };
 static bool own_failed = false;
