@@ -150,8 +150,8 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 /* Window (access-epoch) states.  The order matters: every state at or
  * above NEWRMA_WIN_FENCE_GRANTED lets an operation through to any target;
  * the ones below need a closer look (PER_TARGET: locked targets only,
- * PSCW_GRANTED: group members only, FENCE_ISSUED: the fence's barrier must
- * complete first). */
+ * PSCW_GRANTED: group members only, PSCW_ISSUED: group members once their
+ * posts are seen, FENCE_ISSUED: the fence's barrier must complete first). */
 typedef enum {
     NEWRMA_WIN_NONE = 0,
     NEWRMA_WIN_PER_TARGET,
@@ -393,6 +393,7 @@ struct ompi_osc_newrma_module_t {
     int64_t completes_expected;
 
     opal_mutex_t lock;                   /* serializes epoch changes */
+    opal_mutex_t grant_lock;             /* one thread awaits a started epoch's posts */
 
     /* active-message path (osc_newrma_am_*.c), all under the AM lock */
     uint32_t am_id;                      /* window id in packets */
@@ -506,6 +507,15 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
         return OMPI_SUCCESS;
     }
     return osc_newrma_epoch_access_slow(module, target);
+}
+
+/* A start does not wait for the posts (PSCW_ISSUED); the epoch's first
+ * operation or its complete does, and makes the epoch PSCW_GRANTED. */
+int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module);
+static inline int osc_newrma_pscw_grant(ompi_osc_newrma_module_t *module)
+{
+    return NEWRMA_WIN_PSCW_ISSUED != __atomic_load_n(&module->state, __ATOMIC_ACQUIRE)
+               ? OMPI_SUCCESS : osc_newrma_pscw_grant_slow(module);
 }
 
 /* shared by both state machines (osc_newrma_sync.c) */

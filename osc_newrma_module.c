@@ -131,6 +131,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
         OBJ_RELEASE(module->group);
     }
     OBJ_DESTRUCT(&module->lock);
+    OBJ_DESTRUCT(&module->grant_lock);
     free(module);
 }
 
@@ -288,6 +289,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     OBJ_CONSTRUCT(&module->lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&module->grant_lock, opal_mutex_t);
     osc_newrma_dyn_init(&module->dyn);
     module->win = win;
     module->flavor = flavor;

@@ -443,8 +443,14 @@ NEWRMA_CMA_COMPLETING(flush_local_all, (struct ompi_win_t *win), (win))
 static int cma_complete(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret = NEWRMA_WIN_PSCW_GRANTED == module->state ? osc_newrma_assist_complete_epoch(module) : OMPI_SUCCESS;
-    int ret2 = cma_batch_issue(module);
+    int ret = osc_newrma_pscw_grant(module);
+    int ret2;
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = NEWRMA_WIN_PSCW_GRANTED == module->state ? osc_newrma_assist_complete_epoch(module) : OMPI_SUCCESS;
+    ret2 = cma_batch_issue(module);
 
     ret = OMPI_SUCCESS != ret ? ret : ret2;
     ret = OMPI_SUCCESS != ret ? ret : osc_newrma_complete_signal_epoch(module);

@@ -394,13 +394,18 @@ static int ring_match(ompi_osc_newrma_module_t *module, const int *targets, size
     return ret;
 }
 
-/* Wait for the post of every target of the start group (sorted ranks). */
+/* Wait for the post of every target of the start group (sorted ranks)
+ * whose match record says it is not seen yet. */
 int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
 {
-    size_t unseen = count;
+    size_t unseen = 0;
     unsigned int spins = 0;
-    int ret = osc_newrma_start_matches_reset(module, count, NEWRMA_POST_UNSEEN);
+    int ret = OMPI_SUCCESS;
     bool look_in_ring = true;    /* notices kept from earlier drains may match */
+
+    for (size_t i = 0 ; i < count ; ++i) {
+        unseen += NEWRMA_POST_UNSEEN == module->start_matches[i].slot;
+    }
 
     while (OMPI_SUCCESS == ret) {
         for (size_t i = 0 ; i < count ; ++i) {

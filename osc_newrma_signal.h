@@ -21,6 +21,7 @@ void osc_newrma_barrier(struct ompi_osc_newrma_module_t *module);
 /* PSCW (groups as sorted ranks of the window); post_signal accounts the
  * completions its wait expects */
 int osc_newrma_post_signal(struct ompi_osc_newrma_module_t *module, const int *origins, size_t count);
+/* waits for the posts of the start group's targets not matched yet */
 int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 /* the start group's match records, all `slot` (NEWRMA_POST_RING for an
  * MPI_MODE_NOCHECK start: its completions go through the counters) */

@@ -100,8 +100,9 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
         return OMPI_SUCCESS;
     case NEWRMA_WIN_PER_TARGET:
         return holds_lock(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    case NEWRMA_WIN_PSCW_ISSUED:
     case NEWRMA_WIN_PSCW_GRANTED:
-        return pscw_group_has(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+        return pscw_group_has(module, target) ? osc_newrma_pscw_grant(module) : MPI_ERR_RMA_SYNC;
     default:
         return MPI_ERR_RMA_SYNC;
     }
@@ -237,23 +238,50 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (!(assert & MPI_MODE_NOCHECK)) {
-        ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
-    } else {
-        /* the matching posts were NOCHECK too: they expect counted completions */
-        ret = osc_newrma_start_matches_reset(module, module->start_count, NEWRMA_POST_RING);
-        opal_atomic_mb();
-    }
+    /* NOCHECK: the matching posts were NOCHECK too, and expect counted
+     * completions.  Otherwise no post is awaited here (the design's
+     * PSCW_ISSUED): the epoch's first operation or its complete waits, so
+     * whatever the origin does between start and there overlaps the posts'
+     * travel. */
+    ret = osc_newrma_start_matches_reset(module, module->start_count,
+                                         (assert & MPI_MODE_NOCHECK) ? NEWRMA_POST_RING : NEWRMA_POST_UNSEEN);
     if (OMPI_SUCCESS != ret) {
         osc_newrma_start_group_clear(module);
         return ret;
     }
-    module->state = NEWRMA_WIN_PSCW_GRANTED;
+    if (assert & MPI_MODE_NOCHECK) {
+        opal_atomic_mb();
+        module->state = NEWRMA_WIN_PSCW_GRANTED;
+    } else {
+        module->state = NEWRMA_WIN_PSCW_ISSUED;
+    }
     return OMPI_SUCCESS;
+}
+
+/* Wait for the posts of a started epoch (once, whichever thread comes
+ * first; the others find it granted). */
+int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module)
+{
+    int ret = OMPI_SUCCESS;
+
+    OPAL_THREAD_LOCK(&module->grant_lock);
+    if (NEWRMA_WIN_PSCW_ISSUED == module->state) {
+        ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
+        if (OMPI_SUCCESS == ret) {
+            __atomic_store_n(&module->state, NEWRMA_WIN_PSCW_GRANTED, __ATOMIC_RELEASE);
+        }
+    }
+    OPAL_THREAD_UNLOCK(&module->grant_lock);
+    return ret;
 }
 
 int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module)
 {
+    int ret = osc_newrma_pscw_grant(module);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
     if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
         return MPI_ERR_RMA_SYNC;
     }

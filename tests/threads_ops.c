@@ -12,6 +12,8 @@
  * previous epoch put) concurrently, the main thread fences again.  (Open
  * MPI 4.1.4's osc/ucx fails this phase at 4 ranks: MPI_ERR_OTHER from
  * MPI_Put; osc/sm + osc/ucx pass the rest.)
+ * Then PSCW epochs (pscw_phase): every thread's first operations of each
+ * epoch race to wait for the posts.
  * Last, every thread of a process accumulates under one exclusive lock the
  * main thread holds (exclusive_phase).
  * newrma-test: np=1,2,3,4
@@ -103,6 +105,69 @@ static void *fence_worker(void *arg)
                        SLOTS, MPI_INT64_T, shared_win.win));
     }
     return NULL;
+}
+
+/* PSCW epochs: every rank exposes its window to every rank and accesses
+ * every rank; in round r thread `me` puts into its slots at each target and
+ * adds one to counter [1] there, all threads at once as the epoch's first
+ * operations -- newrma's MPI_Win_start does not wait for the posts, so the
+ * threads race to wait for them (only one may) -- and the main thread
+ * completes and waits. */
+#define PSCW_ROUNDS 20
+static int pscw_round;
+
+static int64_t pscw_value(int origin, int thread, int round, int i)
+{
+    return (int64_t) origin * 1000000 + thread * 10000 + round * 10 + i + 7;
+}
+
+static void *pscw_worker(void *arg)
+{
+    int me = (int) (intptr_t) arg;
+    int64_t one = 1, buf[SLOTS];
+
+    for (int i = 0; i < SLOTS; ++i) buf[i] = pscw_value(rank, me, pscw_round, i);
+    for (int k = 0; k < size; ++k) {
+        int t = (k + me + rank) % size;
+        MPI_OK(MPI_Put(buf, SLOTS, MPI_INT64_T, t, test_disp(&shared_win, t, slot(rank, me, 0), 8), SLOTS,
+                       MPI_INT64_T, shared_win.win));
+        MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, test_disp(&shared_win, t, 1, 8), 1, MPI_INT64_T, MPI_SUM,
+                              shared_win.win));
+    }
+    return NULL;
+}
+
+static void pscw_phase(const char *flavor)
+{
+    pthread_t th[THREADS];
+    MPI_Group all;
+    int64_t *m = shared_win.mem, before;
+
+    MPI_OK(MPI_Win_get_group(shared_win.win, &all));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, shared_win.win));
+    before = m[1];
+    MPI_OK(MPI_Win_unlock(rank, shared_win.win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (pscw_round = 0; pscw_round < PSCW_ROUNDS; ++pscw_round) {
+        MPI_OK(MPI_Win_post(all, 0, shared_win.win));
+        MPI_OK(MPI_Win_start(all, 0, shared_win.win));
+        for (int t = 0; t < THREADS; ++t) pthread_create(&th[t], NULL, pscw_worker, (void *) (intptr_t) t);
+        for (int t = 0; t < THREADS; ++t) pthread_join(th[t], NULL);
+        MPI_OK(MPI_Win_complete(shared_win.win));
+        MPI_OK(MPI_Win_wait(shared_win.win));
+        for (int o = 0; o < size; ++o)
+            for (int t = 0; t < THREADS; ++t)
+                for (int i = 0; i < SLOTS; ++i)
+                    CHECK(m[slot(o, t, i)] == pscw_value(o, t, pscw_round, i),
+                          "%s: PSCW round %d: slot %d of origin %d thread %d is %lld, expected %lld", flavor,
+                          pscw_round, i, o, t, (long long) m[slot(o, t, i)],
+                          (long long) pscw_value(o, t, pscw_round, i));
+    }
+    CHECK(m[1] - before == (int64_t) PSCW_ROUNDS * size * THREADS,
+          "%s: accumulate counter grew by %lld in the PSCW epochs, expected %lld", flavor, (long long) (m[1] - before),
+          (long long) PSCW_ROUNDS * size * THREADS);
+    MPI_Group_free(&all);
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 /* One exclusive lock, held by the main thread, shared by every thread of
@@ -215,6 +280,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Win_unlock(rank, shared_win.win));
         MPI_Barrier(MPI_COMM_WORLD);
         fence_phase(flavor_names[flavor], counted);
+        pscw_phase(flavor_names[flavor]);
         exclusive_phase(flavor_names[flavor]);
         for (int t = 0; t < THREADS; ++t) {
             int64_t *c = own_win[t].mem;
