@@ -489,13 +489,17 @@ static inline bool osc_newrma_alone_at(const ompi_osc_newrma_module_t *module, i
 int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target);
 static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int target)
 {
-    if (OPAL_LIKELY(module->state >= NEWRMA_WIN_FENCE_GRANTED)) {
+    /* relaxed: another thread may be granting a PSCW epoch meanwhile
+     * (osc_newrma_pscw_grant, which orders what it saw) */
+    osc_newrma_win_state_t state = __atomic_load_n(&module->state, __ATOMIC_RELAXED);
+
+    if (OPAL_LIKELY(state >= NEWRMA_WIN_FENCE_GRANTED)) {
         /* only a fence epoch needs the mark, and only its first operation
          * writes it (a line bouncing between the cores of threads issuing
          * operations at once otherwise); atomic accesses, since several
          * threads may see it unset and set it together (relaxed: the next
          * fence, which reads it, is ordered after them by the program) */
-        if (NEWRMA_WIN_FENCE_GRANTED == module->state
+        if (NEWRMA_WIN_FENCE_GRANTED == state
             && !__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
             __atomic_store_n(&module->fence_epoch_used, true, __ATOMIC_RELAXED);
         }

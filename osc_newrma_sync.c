@@ -39,7 +39,8 @@ static void fence_granted(ompi_osc_newrma_module_t *module)
 {
     if (NEWRMA_WIN_FENCE_ISSUED == module->state) {
         osc_newrma_barrier_wait(module);
-        module->state = NEWRMA_WIN_FENCE_GRANTED;
+        /* several threads' first operations may get here at once */
+        __atomic_store_n(&module->state, NEWRMA_WIN_FENCE_GRANTED, __ATOMIC_RELAXED);
     }
 }
 
@@ -92,7 +93,7 @@ static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
 
 int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
 {
-    switch (module->state) {
+    switch (__atomic_load_n(&module->state, __ATOMIC_RELAXED)) {
     case NEWRMA_WIN_FENCE_ISSUED:
         /* the first operation after a nonblocking fence waits for it */
         fence_granted(module);
