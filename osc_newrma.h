@@ -283,11 +283,12 @@ typedef struct {
 /* operations one single-copy batch holds (each a local and a remote iovec) */
 #define NEWRMA_CMA_BATCH 64
 
-/* How an origin saw a target's post in MPI_Win_start (osc_newrma_signal.c),
- * which tells MPI_Win_complete how to answer it: the target's post box slot
- * `slot` at box sequence `seq`, or a notice in our ring (NEWRMA_POST_RING:
- * answered through the target's completion counter). */
-enum { NEWRMA_POST_UNSEEN = -2, NEWRMA_POST_RING = -1 };
+/* How an origin saw a target's post (osc_newrma_signal.c), which tells
+ * MPI_Win_complete how to answer it: the target's post box slot `slot` at
+ * box sequence `seq`, or a notice in our ring (NEWRMA_POST_RING: answered
+ * through the target's completion counter); NEWRMA_POST_EARLY: an empty
+ * epoch already answered the target's next post before it came. */
+enum { NEWRMA_POST_EARLY = -3, NEWRMA_POST_UNSEEN = -2, NEWRMA_POST_RING = -1 };
 typedef struct {
     int32_t slot;
     uint32_t seq;
@@ -391,6 +392,12 @@ struct ompi_osc_newrma_module_t {
     int64_t post_head_cell;              /* its cell: post_head % ring slots */
     int64_t post_head_empty;             /* that cell's value while the ticket is not posted yet */
     int64_t completes_expected;
+    /* origins whose early completion (an empty epoch that answered our
+     * next post before it came) was taken out of the box when it was
+     * closed; each counts for our next post to that origin */
+    int *early_origins;
+    size_t early_count;
+    size_t early_capacity;
 
     opal_mutex_t lock;                   /* serializes epoch changes */
     opal_mutex_t grant_lock;             /* one thread awaits a started epoch's posts */
@@ -521,6 +528,10 @@ static inline int osc_newrma_pscw_grant(ompi_osc_newrma_module_t *module)
     return NEWRMA_WIN_PSCW_ISSUED != __atomic_load_n(&module->state, __ATOMIC_ACQUIRE)
                ? OMPI_SUCCESS : osc_newrma_pscw_grant_slow(module);
 }
+
+/* MPI_Win_complete's wait for the posts (answering some early if the
+ * epoch issued no operation) */
+int osc_newrma_complete_grant(ompi_osc_newrma_module_t *module);
 
 /* shared by both state machines (osc_newrma_sync.c) */
 void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module);

@@ -124,6 +124,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     free(module->posts_seen);
     free(module->cma_batch);
     free(module->start_matches);
+    free(module->early_origins);
     if (NULL != module->comm) {
         ompi_comm_free(&module->comm);
     }

@@ -443,7 +443,7 @@ NEWRMA_CMA_COMPLETING(flush_local_all, (struct ompi_win_t *win), (win))
 static int cma_complete(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret = osc_newrma_pscw_grant(module);
+    int ret = osc_newrma_complete_grant(module);
     int ret2;
 
     if (OMPI_SUCCESS != ret) {

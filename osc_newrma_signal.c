@@ -268,22 +268,85 @@ static inline bool post_box_fits(size_t count)
     return count <= mca_osc_newrma_component.post_box_origins;
 }
 
-/* Publish a post in our own box (the seqlock's writer).  Nobody else
- * writes the box meanwhile: every origin of the previous post has written
- * its done word (our MPI_Win_wait returned), and the new post's origins
- * wait for the even seq.  The listed slots' done words get the odd seq,
- * which no origin ever writes, so no stale value -- however old -- can read
- * as done for the new post. */
+/* Early completions.  An origin whose epoch issued no operation to a
+ * target may answer that target's *next* post before it comes, if the
+ * target's box still lists it with its last post answered (done == seq):
+ * it moves its done word from seq to seq + 2 by compare-and-swap, at most
+ * one post ahead.  A re-arm (seq + 2) then finds that slot done, and a wait
+ * counts a slot at seq + 2 as done too.  Every other post first closes the
+ * box: the seq made odd, and every slot's done word exchanged for it, so an
+ * origin's racing compare-and-swap either landed before -- the target then
+ * keeps that origin's early completion, which counts for its next post to
+ * that origin -- or fails, and the origin waits for the post.  An epoch
+ * with operations always waits (they need the exposure). */
+
+/* Room for what a close may take out: at most one per box slot. */
+static int early_reserve(ompi_osc_newrma_module_t *module)
+{
+    size_t need = module->early_count + NEWRMA_POST_BOX_ORIGINS;
+
+    if (need > module->early_capacity) {
+        int *grown = realloc(module->early_origins, 2 * need * sizeof(int));
+        if (NULL == grown) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        module->early_origins = grown;
+        module->early_capacity = 2 * need;
+    }
+    return OMPI_SUCCESS;
+}
+
+/* Did `origin` answer this post early (its completion taken out of the
+ * box when it was closed)?  Takes it. */
+static bool early_take(ompi_osc_newrma_module_t *module, int origin)
+{
+    for (size_t i = 0 ; i < module->early_count ; ++i) {
+        if (module->early_origins[i] == origin) {
+            module->early_origins[i] = module->early_origins[--module->early_count];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Close our box (a post other than a re-arm follows): no origin may
+ * complete into the listed layout any more; early completions already in
+ * it are kept (early_reserve made room). */
+static void post_box_close(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
+    uint32_t seq = box->seq, closed = seq + 1;
+
+    module->post_box_current = false;
+    if (seq & 1) {
+        return;                            /* closed already */
+    }
+    box->seq = closed;
+    for (uint32_t k = 0 ; k < box->count ; ++k) {
+        if (seq + 2 == __atomic_exchange_n(&box->done[k], closed, __ATOMIC_ACQ_REL)) {
+            module->early_origins[module->early_count++] = box->origin[k];
+        }
+    }
+}
+
+/* Publish a post in our own box (the seqlock's writer), closed first.
+ * Nobody else writes the box meanwhile: every origin of the previous post
+ * has written its done word (our MPI_Win_wait returned), a closed box
+ * takes no early completion, and the new post's origins wait for the even
+ * seq.  The listed slots' done words get the odd seq, which no origin ever
+ * writes, so no stale value -- however old -- can read as done for the new
+ * post; an origin that answered this post early gets the even one. */
 static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
-    uint32_t writing = box->seq + 1;
+    uint32_t writing;
 
-    box->seq = writing;
+    post_box_close(module);
+    writing = box->seq;
     opal_atomic_wmb();
     for (size_t k = 0 ; k < count ; ++k) {
         box->origin[k] = origins[k];
-        box->done[k] = writing;
+        box->done[k] = 0 != module->early_count && early_take(module, origins[k]) ? writing + 1 : writing;
     }
     box->count = (uint32_t) count;
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC, and the box before its seq */
@@ -293,9 +356,10 @@ static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origin
 
 /* Post again to the origins the box already lists (the same group as the
  * last post, the usual case: one store instead of the seqlock's rewrite).
- * Our last wait saw every listed slot done, i.e. done[k] == seq, so the
- * next even seq makes each of them pending again, and a reader sees either
- * the old post (all done: no match) or the new one -- never a mix. */
+ * Our last wait saw every listed slot done, i.e. done[k] == seq (or
+ * seq + 2: answered early since), so the next even seq makes each of them
+ * pending again but those answered early, and a reader sees either the old
+ * post (all done: no match) or the new one -- never a mix. */
 static void post_box_republish(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
@@ -325,28 +389,71 @@ static bool post_box_take(ompi_osc_newrma_module_t *module, int target, osc_newr
         }
     }
     opal_atomic_rmb();
-    if (slot < 0 || done == seq || box->seq != seq) {
+    if (slot < 0 || done == seq || done == seq + 2 || box->seq != seq) {
         return false;
     }
     *match = (osc_newrma_post_match_t) { .slot = slot, .seq = seq };
     return true;
 }
 
+/* Answer `target`'s next post before it comes (an epoch that issued no
+ * operation): possible while its box lists us with our last answer in
+ * place; the compare-and-swap fails if the box was closed or re-written. */
+static bool post_box_complete_early(ompi_osc_newrma_module_t *module, int target)
+{
+    osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, target);
+    uint32_t seq = box->seq, count;
+
+    if (seq & 1) {
+        return false;
+    }
+    opal_atomic_rmb();
+    count = box->count;
+    for (uint32_t k = 0 ; k < count && k < NEWRMA_POST_BOX_ORIGINS ; ++k) {
+        if (box->origin[k] == module->rank) {
+            uint32_t answered = seq;
+            opal_atomic_rmb();
+            return box->seq == seq
+                   && __atomic_compare_exchange_n(&box->done[k], &answered, seq + 2, false, __ATOMIC_ACQ_REL,
+                                                  __ATOMIC_RELAXED);
+        }
+    }
+    return false;
+}
+
+void osc_newrma_complete_early(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
+{
+    for (size_t i = 0 ; i < count ; ++i) {
+        osc_newrma_post_match_t *match = &module->start_matches[i];
+        if (NEWRMA_POST_UNSEEN == match->slot && post_box_complete_early(module, targets[i])) {
+            match->slot = NEWRMA_POST_EARLY;
+        }
+    }
+}
+
 int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
-    if (post_box_fits(count)) {
-        if (module->post_box_current) {
-            post_box_republish(module);
-        } else {
-            post_box_publish(module, origins, count);
-        }
+    if (post_box_fits(count) && module->post_box_current) {
+        post_box_republish(module);
         return OMPI_SUCCESS;
     }
+    if (OMPI_SUCCESS != early_reserve(module)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (post_box_fits(count)) {
+        post_box_publish(module, origins, count);
+        return OMPI_SUCCESS;
+    }
+    /* the ring: an origin that answered this post early gets no notice */
+    post_box_close(module);
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
+        if (0 != module->early_count && early_take(module, origins[i])) {
+            continue;
+        }
         ring_push(module, origins[i], module->rank);
+        module->completes_expected++;
     }
-    module->completes_expected += (int64_t) count;
     return OMPI_SUCCESS;
 }
 
@@ -443,7 +550,7 @@ void osc_newrma_complete_signal(ompi_osc_newrma_module_t *module, const int *tar
 
         if (match->slot >= 0) {
             box->done[match->slot] = match->seq;
-        } else {
+        } else if (NEWRMA_POST_RING == match->slot) {
             (void) opal_atomic_fetch_add_64((int64_t *) &box->completes, 1);
         }
     }
@@ -459,7 +566,8 @@ bool osc_newrma_completions_arrived(ompi_osc_newrma_module_t *module)
         return false;
     }
     for (uint32_t k = 0 ; k < count ; ++k) {
-        if (box->done[k] != seq) {
+        uint32_t done = box->done[k];
+        if (done != seq && done != seq + 2) {    /* seq + 2: answered, and our next post early */
             return false;
         }
     }

@@ -26,6 +26,9 @@ int osc_newrma_start_wait_posts(struct ompi_osc_newrma_module_t *module, const i
 /* the start group's match records, all `slot` (NEWRMA_POST_RING for an
  * MPI_MODE_NOCHECK start: its completions go through the counters) */
 int osc_newrma_start_matches_reset(struct ompi_osc_newrma_module_t *module, size_t count, int32_t slot);
+/* an epoch that issued no operation: answer the posts not seen yet early
+ * where the targets' boxes allow it (their match records NEWRMA_POST_EARLY) */
+void osc_newrma_complete_early(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 void osc_newrma_complete_signal(struct ompi_osc_newrma_module_t *module, const int *targets, size_t count);
 bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 

@@ -276,9 +276,20 @@ int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module)
     return ret;
 }
 
+/* MPI_Win_complete's first step: an epoch that issued no operation (still
+ * PSCW_ISSUED) answers early the posts it may (osc_newrma_signal.c); the
+ * others are waited for. */
+int osc_newrma_complete_grant(ompi_osc_newrma_module_t *module)
+{
+    if (NEWRMA_WIN_PSCW_ISSUED == module->state) {
+        osc_newrma_complete_early(module, module->start_ranks, module->start_count);
+    }
+    return osc_newrma_pscw_grant(module);
+}
+
 int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module)
 {
-    int ret = osc_newrma_pscw_grant(module);
+    int ret = osc_newrma_complete_grant(module);
 
     if (OMPI_SUCCESS != ret) {
         return ret;

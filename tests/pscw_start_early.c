@@ -12,10 +12,11 @@
  *    MPI_ERR_RMA_SYNC at once, before any post (the group is {1} and rank 1
  *    posts only after the origin's message, sent after the failed call);
  *    the epoch stays usable: a put to rank 1 and complete;
- *  - an empty epoch's complete waits for the post: the target posts after
- *    the message, waits, and the origin, after its complete, gets what the
- *    target stored before posting (a later epoch: complete returned only
- *    after the post it matched, so the target's stores before it are there);
+ *  - an empty epoch is matched to its own post (its complete may answer
+ *    that post before it comes: tests/pscw_early.c): the target posts
+ *    after the message, waits, and the origin's next epoch gets what the
+ *    target stored before its second post, not the word as it was at the
+ *    first;
  *  - several epochs in a row, each started before the target posted.
  * newrma-test: only-newrma
  * newrma-test: np=2,3,4
@@ -103,10 +104,10 @@ static void outside_group(test_win_t *tw, MPI_Group one, MPI_Group origin, int s
     }
 }
 
-/* The target stores a mark before it posts; the origin's empty epoch
- * completes; then a second epoch (also started before the post) gets the
- * mark: had the first complete not matched that post, the second epoch's
- * get would be matched to it instead and could read the word before the
+/* The origin's empty epoch completes; then a second epoch (also started
+ * before the post) gets a mark the target stores before its second post:
+ * had the first epoch not been counted for the first post, the second
+ * epoch's get would be matched to that one and read the word before the
  * mark was stored. */
 static void empty_epoch(test_win_t *tw, MPI_Group one, MPI_Group origin)
 {
