@@ -36,8 +36,10 @@
  * outstanding (it posts again only after its wait), so an origin finds it
  * in exactly one of the two places.  Work is O(group); memory is one line
  * and a ring of at most osc_newrma_post_ring_slots entries per rank, no
- * P x P table.  A completion can never be early: an origin completes to a
- * target only after that target's post for the same epoch.
+ * P x P table.  A completion through the counter is never early: an
+ * origin adds to it only after that target's ring post for the same epoch.
+ * An epoch that issued no operation may answer a box post before it comes
+ * ("early completions", below; docs/architecture.md).
  *
  * The design's MEM_SYNC around each PROC_SYNC is a release fence before the
  * signal and an acquire fence after it is seen (opal_atomic_wmb / rmb: the
