@@ -97,6 +97,7 @@ struct ompi_osc_newrma_component_t {
     unsigned int lock_barge_tries;       /* tries at a taken lock before a writer queues */
     unsigned int post_ring_slots;
     unsigned int post_box_origins;       /* PSCW posts to at most this many use the post box */
+    unsigned int pscw_early_answers;     /* posts an empty epoch may answer before they come */
     unsigned int fence_flat_ranks;       /* fences of windows this small: an arrival word per rank */
     unsigned int acc_stripes;
     size_t acc_granularity;
@@ -294,6 +295,13 @@ typedef struct {
     uint32_t seq;
 } osc_newrma_post_match_t;
 
+/* A target's record of posts an origin answered before they came, taken
+ * out of its post box when it was closed (osc_newrma_signal.c) */
+typedef struct {
+    int origin;
+    uint32_t posts;
+} osc_newrma_early_answers_t;
+
 struct ompi_osc_newrma_module_t {
     /* The window's function table.  Copied at creation from the table that
      * fits this window (osc_newrma_module.c); never changed afterwards. */
@@ -395,7 +403,7 @@ struct ompi_osc_newrma_module_t {
     /* origins whose early completion (an empty epoch that answered our
      * next post before it came) was taken out of the box when it was
      * closed; each counts for our next post to that origin */
-    int *early_origins;
+    osc_newrma_early_answers_t *early_origins;
     size_t early_count;
     size_t early_capacity;
 

@@ -256,6 +256,11 @@ static int component_register(void)
         "completion line, which the origins' completions write too (one cache line each way per "
         "epoch); larger posts go through the origins' post rings (0: always the rings; at most 6)",
         OPAL_INFO_LVL_5, NEWRMA_POST_BOX_ORIGINS, &c->post_box_origins);
+    register_uint("pscw_early_answers",
+        "PSCW: an access epoch that issued no operation to a target answers that target's next "
+        "post before it comes, while the target's post box lists the origin; at most this many "
+        "posts ahead (0: every epoch waits for its post; at most 1024)",
+        OPAL_INFO_LVL_5, 16, &c->pscw_early_answers);
     register_uint("fence_flat_ranks",
         "Fence: a window of at most this many processes on a node keeps one arrival word per "
         "process on its barrier line, written with a plain store; larger windows count arrivals "
@@ -380,6 +385,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (c->post_box_origins > NEWRMA_POST_BOX_ORIGINS) {
         c->post_box_origins = NEWRMA_POST_BOX_ORIGINS;
+    }
+    if (c->pscw_early_answers > 1024) {
+        c->pscw_early_answers = 1024;
     }
     /* powers of two: stripes and operation-table slots are picked with a mask */
     c->acc_stripes = round_down_to_power_of_two(c->acc_stripes);

@@ -270,17 +270,29 @@ static inline bool post_box_fits(size_t count)
     return count <= mca_osc_newrma_component.post_box_origins;
 }
 
-/* Early completions.  An origin whose epoch issued no operation to a
- * target may answer that target's *next* post before it comes, if the
- * target's box still lists it with its last post answered (done == seq):
- * it moves its done word from seq to seq + 2 by compare-and-swap, at most
- * one post ahead.  A re-arm (seq + 2) then finds that slot done, and a wait
- * counts a slot at seq + 2 as done too.  Every other post first closes the
- * box: the seq made odd, and every slot's done word exchanged for it, so an
- * origin's racing compare-and-swap either landed before -- the target then
- * keeps that origin's early completion, which counts for its next post to
- * that origin -- or fails, and the origin waits for the post.  An epoch
- * with operations always waits (they need the exposure). */
+/* Early completions.  A slot's done word is the seq of the last post its
+ * origin answered; a slot is pending while done is behind the box's seq
+ * (compared as a signed difference, so the odd "not yet" mark, seq - 1, is
+ * behind and a 32-bit wrap does not matter).  An origin whose epoch issued
+ * no operation to a target may answer that target's *next* posts before
+ * they come, if the target's box lists it with every post so far answered:
+ * it adds 2 to its done word by compare-and-swap, at most
+ * osc_newrma_pscw_early_answers posts ahead of the box.  A re-arm (seq + 2)
+ * then finds that slot answered still, while done is not behind.  Every
+ * other post first closes the box: the seq made odd, and every slot's done
+ * word exchanged for it, so an origin's racing compare-and-swap either
+ * landed before -- the target then keeps that origin's answers ahead, which
+ * count for its next posts to that origin -- or fails, and the origin waits
+ * for the post.  An epoch with operations always waits (they need the
+ * exposure). */
+
+/* How many posts done word d is ahead of seq s: 0 at it, -1 behind it
+ * (pending, the odd mark included) */
+static inline int32_t box_ahead(uint32_t d, uint32_t s)
+{
+    int32_t diff = (int32_t) (d - s);
+    return diff < 0 ? -1 : diff / 2;
+}
 
 /* Room for what a close may take out: at most one per box slot. */
 static int early_reserve(ompi_osc_newrma_module_t *module)
@@ -288,7 +300,7 @@ static int early_reserve(ompi_osc_newrma_module_t *module)
     size_t need = module->early_count + NEWRMA_POST_BOX_ORIGINS;
 
     if (need > module->early_capacity) {
-        int *grown = realloc(module->early_origins, 2 * need * sizeof(int));
+        osc_newrma_early_answers_t *grown = realloc(module->early_origins, 2 * need * sizeof(*grown));
         if (NULL == grown) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
@@ -298,17 +310,22 @@ static int early_reserve(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
-/* Did `origin` answer this post early (its completion taken out of the
- * box when it was closed)?  Takes it. */
-static bool early_take(ompi_osc_newrma_module_t *module, int origin)
+/* How many of our next posts to `origin` it answered early (taken out of
+ * the box when it was closed); takes up to `most` of them. */
+static uint32_t early_take(ompi_osc_newrma_module_t *module, int origin, uint32_t most)
 {
     for (size_t i = 0 ; i < module->early_count ; ++i) {
-        if (module->early_origins[i] == origin) {
-            module->early_origins[i] = module->early_origins[--module->early_count];
-            return true;
+        osc_newrma_early_answers_t *kept = &module->early_origins[i];
+        if (kept->origin == origin) {
+            uint32_t taken = kept->posts < most ? kept->posts : most;
+            kept->posts -= taken;
+            if (0 == kept->posts) {
+                *kept = module->early_origins[--module->early_count];
+            }
+            return taken;
         }
     }
-    return false;
+    return 0;
 }
 
 /* Close our box (a post other than a re-arm follows): no origin may
@@ -325,8 +342,10 @@ static void post_box_close(ompi_osc_newrma_module_t *module)
     }
     box->seq = closed;
     for (uint32_t k = 0 ; k < box->count ; ++k) {
-        if (seq + 2 == __atomic_exchange_n(&box->done[k], closed, __ATOMIC_ACQ_REL)) {
-            module->early_origins[module->early_count++] = box->origin[k];
+        int32_t ahead = box_ahead(__atomic_exchange_n(&box->done[k], closed, __ATOMIC_ACQ_REL), seq);
+        if (ahead > 0) {
+            module->early_origins[module->early_count++] =
+                (osc_newrma_early_answers_t) { .origin = box->origin[k], .posts = (uint32_t) ahead };
         }
     }
 }
@@ -348,7 +367,9 @@ static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origin
     opal_atomic_wmb();
     for (size_t k = 0 ; k < count ; ++k) {
         box->origin[k] = origins[k];
-        box->done[k] = 0 != module->early_count && early_take(module, origins[k]) ? writing + 1 : writing;
+        uint32_t answered = 0 != module->early_count ? early_take(module, origins[k], UINT32_MAX) : 0;
+        /* answered ahead: the new seq and the next answered - 1 posts */
+        box->done[k] = 0 != answered ? writing + 2 * answered - 1 : writing;
     }
     box->count = (uint32_t) count;
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC, and the box before its seq */
@@ -391,7 +412,7 @@ static bool post_box_take(ompi_osc_newrma_module_t *module, int target, osc_newr
         }
     }
     opal_atomic_rmb();
-    if (slot < 0 || done == seq || done == seq + 2 || box->seq != seq) {
+    if (slot < 0 || box_ahead(done, seq) >= 0 || box->seq != seq) {
         return false;
     }
     *match = (osc_newrma_post_match_t) { .slot = slot, .seq = seq };
@@ -399,8 +420,9 @@ static bool post_box_take(ompi_osc_newrma_module_t *module, int target, osc_newr
 }
 
 /* Answer `target`'s next post before it comes (an epoch that issued no
- * operation): possible while its box lists us with our last answer in
- * place; the compare-and-swap fails if the box was closed or re-written. */
+ * operation): possible while its box lists us with every post so far
+ * answered and fewer than osc_newrma_pscw_early_answers answered ahead;
+ * the compare-and-swap fails if the box was closed or re-written. */
 static bool post_box_complete_early(ompi_osc_newrma_module_t *module, int target)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, target);
@@ -413,11 +435,13 @@ static bool post_box_complete_early(ompi_osc_newrma_module_t *module, int target
     count = box->count;
     for (uint32_t k = 0 ; k < count && k < NEWRMA_POST_BOX_ORIGINS ; ++k) {
         if (box->origin[k] == module->rank) {
-            uint32_t answered = seq;
+            uint32_t answered = box->done[k];
+            int32_t ahead = box_ahead(answered, seq);
             opal_atomic_rmb();
-            return box->seq == seq
-                   && __atomic_compare_exchange_n(&box->done[k], &answered, seq + 2, false, __ATOMIC_ACQ_REL,
-                                                  __ATOMIC_RELAXED);
+            return box->seq == seq && ahead >= 0
+                   && (uint32_t) ahead < mca_osc_newrma_component.pscw_early_answers
+                   && __atomic_compare_exchange_n(&box->done[k], &answered, answered + 2, false,
+                                                  __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
         }
     }
     return false;
@@ -450,7 +474,7 @@ int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins,
     post_box_close(module);
     opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
-        if (0 != module->early_count && early_take(module, origins[i])) {
+        if (0 != module->early_count && 0 != early_take(module, origins[i], 1)) {
             continue;
         }
         ring_push(module, origins[i], module->rank);
@@ -568,8 +592,7 @@ bool osc_newrma_completions_arrived(ompi_osc_newrma_module_t *module)
         return false;
     }
     for (uint32_t k = 0 ; k < count ; ++k) {
-        uint32_t done = box->done[k];
-        if (done != seq && done != seq + 2) {    /* seq + 2: answered, and our next post early */
+        if (box_ahead(box->done[k], seq) < 0) {    /* ahead: answered, and our next posts early */
             return false;
         }
     }

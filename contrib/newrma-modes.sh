@@ -18,7 +18,7 @@ newrma_modes="default minimum remote remote-minimum remote-sm fifo fifo-minimum"
 newrma_minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
  --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
  --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
- --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2 --mca osc_newrma_segment_cache_bytes 0 --mca osc_newrma_lock_quiet_after 1 --mca osc_newrma_assist_timeout 1 --mca osc_newrma_post_box_origins 1 --mca osc_newrma_fence_flat_ranks 2"
+ --mca osc_newrma_accumulate_stripes 1 --mca osc_newrma_fifo_depth 2 --mca osc_newrma_segment_cache_bytes 0 --mca osc_newrma_lock_quiet_after 1 --mca osc_newrma_assist_timeout 1 --mca osc_newrma_post_box_origins 1 --mca osc_newrma_fence_flat_ranks 2 --mca osc_newrma_pscw_early_answers 1"
 newrma_remote_args="--mca osc_newrma_force_remote 1 -x UCX_TLS=tcp,self -x UCX_NET_DEVICES=lo"
 newrma_fifo_args="--mca osc_newrma_force_am 1"
 newrma_mode_args() {

@@ -17,11 +17,16 @@
  *    empty epochs;
  *  - every rank a target of every other and an origin of every other, all
  *    at once, some epochs empty.
- * Every window flavor.
+ * Every window flavor.  tests/pscw_early_off.c runs the same schedules with
+ * early answers off (osc_newrma_pscw_early_answers 0); the minimum mode
+ * allows one post ahead, the default 16.
  * newrma-test: np=2,3,4
  */
 #include "common.h"
 
+#ifndef PSCW_EARLY_NAME
+#define PSCW_EARLY_NAME "pscw_early"
+#endif
 #define ROUNDS 3000
 #define ALL_ROUNDS 1000
 
@@ -146,5 +151,5 @@ int main(int argc, char **argv)
         MPI_Group_free(&wgroup);
         test_win_free(&tw);
     }
-    return test_finalize("pscw_early");
+    return test_finalize(PSCW_EARLY_NAME);
 }
