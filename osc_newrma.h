@@ -400,9 +400,9 @@ struct ompi_osc_newrma_module_t {
     int64_t post_head_cell;              /* its cell: post_head % ring slots */
     int64_t post_head_empty;             /* that cell's value while the ticket is not posted yet */
     int64_t completes_expected;
-    /* origins whose early completion (an empty epoch that answered our
-     * next post before it came) was taken out of the box when it was
-     * closed; each counts for our next post to that origin */
+    /* origins that answered our next posts before they came (empty
+     * epochs), as taken out of the box when it was closed: each record
+     * counts for that many of our next posts to its origin */
     osc_newrma_early_answers_t *early_origins;
     size_t early_count;
     size_t early_capacity;

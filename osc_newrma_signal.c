@@ -356,7 +356,8 @@ static void post_box_close(ompi_osc_newrma_module_t *module)
  * takes no early completion, and the new post's origins wait for the even
  * seq.  The listed slots' done words get the odd seq, which no origin ever
  * writes, so no stale value -- however old -- can read as done for the new
- * post; an origin that answered this post early gets the even one. */
+ * post; an origin that answered it early gets the new seq (and more, as
+ * many posts as it answered ahead). */
 static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origins, size_t count)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
