@@ -34,6 +34,20 @@ static inline double bench_now(void)
     return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
 }
 
+/* An operation buffer of `bytes`, every double 1.0 (summable by the
+ * accumulate rows), or NULL.  It is written, not calloc'ed: calloc's large
+ * blocks are fresh mappings, and pages that are only read map the kernel's
+ * one zero page, so a put from them reads one cached 4 KiB page over and
+ * over -- that measured every component's 1-4 MiB put bandwidth at up to
+ * twice what a real buffer gives, and bimodal (docs/performance.md). */
+static inline void *bench_filled(size_t bytes)
+{
+    double *buf = malloc(bytes);
+    if (NULL != buf)
+        for (size_t i = 0; i < bytes / sizeof(double); ++i) buf[i] = 1.0;
+    return buf;
+}
+
 enum bench_flavor { BENCH_ALLOCATE, BENCH_CREATE, BENCH_DYNAMIC, BENCH_NFLAVORS };
 static const char *const bench_flavor_name[] = { "allocate", "create", "dynamic" };
 

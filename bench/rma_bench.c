@@ -375,8 +375,12 @@ int main(int argc, char **argv)
     set_mode(0 == strcmp(argv[2], "quick"));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     make_groups();
-    origin = calloc(1, MAX_BYTES);
-    result = calloc(1, MAX_BYTES);
+    origin = bench_filled(MAX_BYTES);
+    result = bench_filled(MAX_BYTES);
+    if (NULL == origin || NULL == result) {
+        fprintf(stderr, "rma_bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
 
     int rc = bench_win_open(&w, flavor, MAX_BYTES, NULL, MPI_COMM_WORLD), ok = MPI_SUCCESS == rc, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

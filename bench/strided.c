@@ -32,7 +32,11 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    src = calloc(1, bytes);
+    src = bench_filled(bytes);
+    if (NULL == src) {
+        fprintf(stderr, "strided: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     MPI_Type_vector(blocks, 1, 2, MPI_DOUBLE, &vec);
     MPI_Type_commit(&vec);
     rc = bench_win_open(&w, flavor, bytes, NULL, MPI_COMM_WORLD);
