@@ -4,9 +4,10 @@
  *
  * One aggregated allocation per window per node, laid out up front by
  * osc_newrma_shm_layout() (exact sizes, cache-line alignment, page alignment
- * only for alloc_shared_noncontig).  Everything inside the segment refers to
- * other parts of it by offset, never by pointer, since every process maps it
- * at a different address.  See docs/shared-segment.md.
+ * only for alloc_shared_noncontig and the memory of large windows).
+ * Everything inside the segment refers to other parts of it by offset, never
+ * by pointer, since every process maps it at a different address.  See
+ * docs/shared-segment.md.
  */
 
 #ifndef OSC_NEWRMA_SHM_H
@@ -180,6 +181,7 @@ typedef struct {
     unsigned int qnodes;
     unsigned int ring_slots;
     size_t data_offset;              /* window memory (allocate/shared flavors) */
+    size_t base_alignment;           /* the segment's base: a page if window memory starts on one */
 } osc_newrma_shm_layout_t;
 
 /* What unmapping a segment needs: opal/shmem's descriptor without the file's

@@ -77,8 +77,10 @@ void osc_newrma_shm_cache_flush(void)
 bool osc_newrma_shm_reusable(const osc_newrma_shm_t *shm, const osc_newrma_peer_input_t *peers, int nranks,
                              size_t alignment)
 {
+    /* a base aligned to a page is aligned to a line too: a segment kept from a
+     * large window serves small ones */
     if (NULL == shm->base || shm->members != nranks || shm->layout.total_size > shm->capacity
-        || shm->alignment != alignment) {
+        || 0 != shm->alignment % alignment) {
         return false;
     }
     for (int i = 0 ; i < nranks ; ++i) {
