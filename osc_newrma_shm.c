@@ -669,6 +669,18 @@ static unsigned int oversubscribed_spins_allowed(unsigned int spins, osc_newrma_
     return limit;
 }
 
+/* With a core per process, the steps of a wait past its busy phase that run
+ * progress before the wait also yields the core (about 10 us of progress
+ * calls here).  A yield is a system call (0.1-0.5 us on a VM), and a wait
+ * in the middle of one notices the awaited store that much later: a
+ * target's MPI_Win_wait that yielded from 0.4 us on noticed the end of a
+ * 256 KiB put late, and so posted the next epoch late -- PSCW rows of 32
+ * KiB and more took 0.4-0.6 us longer than the same operation under flush
+ * (docs/performance.md, session 31).  Nothing else needs the core then;
+ * a longer wait still yields, for whatever does (a progress thread bound
+ * to the same core, another job's process). */
+#define NEWRMA_PROGRESS_SPINS 256
+
 void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
 {
     ++*spins;
@@ -682,7 +694,12 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
      * yields by itself when it found nothing to do: a second yield here made
      * a fence at 4 ranks on 2 cores 1.4 -> 2.6 us. */
     opal_progress();
-    if (!opal_progress_yield_when_idle) {
+    if (opal_progress_yield_when_idle) {
+        return;
+    }
+    if (*spins < NEWRMA_BUSY_SPINS + NEWRMA_PROGRESS_SPINS) {
+        osc_newrma_cpu_relax();
+    } else {
         sched_yield();
     }
 }
