@@ -49,10 +49,11 @@ static size_t align_up(size_t value, size_t alignment)
  * far as it can be from both, both ways: puts into it and gets out of it
  * copy at full speed.  Measured on the AMD VM (docs/performance.md, session
  * 31): a window a few hundred bytes into its page (a cache line after the
- * segment's header) made 4-64 KiB puts 7-25 % slower, one at a page
- * boundary gets from it into a malloc'ed buffer, one at half a page
- * neither.  The pad is under a page: less than 1/16 of a window this
- * large, as the segment RFC wants (no page per small allocation). */
+ * segment's header) made 4-64 KiB puts 7-25 % slower; one at a page
+ * boundary made gets from it into a malloc'ed buffer as much slower; one
+ * at half a page slowed neither.  The pad is under a page: less than 1/16
+ * of a window this large, as the segment RFC wants (no page per small
+ * allocation). */
 #define NEWRMA_LARGE_WINDOW (64 * 1024)
 
 static bool window_is_large(int flavor, uint64_t size)
@@ -669,16 +670,17 @@ static unsigned int oversubscribed_spins_allowed(unsigned int spins, osc_newrma_
     return limit;
 }
 
-/* With a core per process, the steps of a wait past its busy phase that run
- * progress before the wait also yields the core (about 10 us of progress
- * calls here).  A yield is a system call (0.1-0.5 us on a VM), and a wait
- * in the middle of one notices the awaited store that much later: a
- * target's MPI_Win_wait that yielded from 0.4 us on noticed the end of a
- * 256 KiB put late, and so posted the next epoch late -- PSCW rows of 32
- * KiB and more took 0.4-0.6 us longer than the same operation under flush
- * (docs/performance.md, session 31).  Nothing else needs the core then;
- * a longer wait still yields, for whatever does (a progress thread bound
- * to the same core, another job's process). */
+/* With a core per process: how many steps past its busy phase a wait runs
+ * progress (and a pause) before it also yields the core -- about 20 us here
+ * (one opal_progress with newrma's callback 65 ns, a pause 23 ns).  A
+ * yield is a system call (0.38 us on the AMD VM), and a wait in the middle
+ * of one notices the awaited store that much later: a target's
+ * MPI_Win_wait, yielding from 0.4 us on, noticed the end of a 32 KiB put
+ * late and so posted the next epoch late -- PSCW rows of 32 KiB and more
+ * took 0.4-0.6 us longer than the same operation under flush
+ * (docs/performance.md, session 31).  Nothing else needs the core then; a
+ * longer wait still yields, for whatever does (a progress thread bound to
+ * the same core, another job's process). */
 #define NEWRMA_PROGRESS_SPINS 256
 
 void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
