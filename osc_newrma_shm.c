@@ -61,6 +61,11 @@ static bool window_is_large(int flavor, uint64_t size)
     return MPI_WIN_FLAVOR_ALLOCATE == flavor && size >= NEWRMA_LARGE_WINDOW;
 }
 
+static size_t half_page_start(size_t offset, size_t pagesize)
+{
+    return align_up(offset + pagesize / 2, pagesize) - pagesize / 2;
+}
+
 /* The offset in the data region where a rank's window memory starts, given
  * where the previous rank's ends.  MPI_Win_allocate_shared without
  * alloc_shared_noncontig must be one contiguous array (ranks packed, in rank
@@ -70,11 +75,8 @@ static bool window_is_large(int flavor, uint64_t size)
 static size_t rank_data_start(size_t offset, int flavor, bool noncontig, uint64_t size, size_t cacheline,
                               size_t pagesize)
 {
-    if (window_is_large(flavor, size)) {
-        return align_up(offset + pagesize / 2, pagesize) - pagesize / 2;
-    }
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
-        return align_up(offset, cacheline);
+        return window_is_large(flavor, size) ? half_page_start(offset, pagesize) : align_up(offset, cacheline);
     }
     return noncontig ? align_up(offset, pagesize) : offset;
 }
