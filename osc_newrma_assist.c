@@ -40,7 +40,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ompi/datatype/ompi_datatype.h"
@@ -102,14 +101,6 @@ typedef struct {
  * this much (read from the origin, combined in place): it stays in the
  * cache between the two. */
 #define NEWRMA_SHARE_REDUCE_BUFFER (256 * 1024)
-
-uint64_t osc_newrma_assist_now(void)
-{
-    struct timespec ts;
-
-    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 /* When copies are shared (from `bytes` on) and in how many chunks.
  *
@@ -807,20 +798,28 @@ static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to
     relay_cursor_walk(c, len, to_slot ? piece_to_slot : piece_from_slot, slot);
 }
 
-/* One step of any wait of a relay, on either side: a short busy phase,
- * then give the core away (the other side may need it) -- but never
- * opal_progress: it serves our mailbox, and an origin that took another
- * origin's relay from inside its own relay's wait could wait on that origin
- * while it does the same (two processes relaying to each other at once). */
-static inline void relay_pause(unsigned int *spins)
+/* One step of any wait of a relay, on either side: spin, then give the
+ * core away (the other side may need it) -- but never opal_progress: it
+ * serves our mailbox, and an origin that took another origin's relay from
+ * inside its own relay's wait could wait on that origin while it does the
+ * same (two processes relaying to each other at once).  With a core per
+ * process, spin as long as other waits run progress: the other side is
+ * copying a chunk, and a yield (a system call) noticed its end late.  On
+ * an oversubscribed node, as long as the place that waits has learnt pays
+ * (osc_newrma_shm.c): the two sides of a stream wait for each other in
+ * turn, as the two of a PSCW epoch do. */
+static inline void relay_pause_at(unsigned int *spins, osc_newrma_spin_site_t *site)
 {
-    if (*spins < NEWRMA_BUSY_SPINS) {
-        ++*spins;
+    ++*spins;
+    if (*spins < (NULL != site ? osc_newrma_oversubscribed_spins(*spins, site) : NEWRMA_BUSY_SPINS + NEWRMA_PROGRESS_SPINS)) {
         osc_newrma_cpu_relax();
     } else {
         (void) sched_yield();
     }
 }
+
+/* a spin site of its own for each place that waits, where it is needed */
+#define relay_pause(spins) relay_pause_at((spins), opal_progress_yield_when_idle ? OSC_NEWRMA_SPIN_SITE() : NULL)
 
 typedef enum {
     RELAY_READY,      /* the counter got there */

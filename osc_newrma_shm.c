@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "opal/align.h"
@@ -591,6 +592,14 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
     shm->base = NULL;
 }
 
+uint64_t osc_newrma_clock_ns(void)
+{
+    struct timespec ts;
+
+    (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
 /* On an oversubscribed node (Open MPI sets yield_when_idle) whether to spin
  * depends on who else wants the cores.  When the awaited process is running
  * (the others on the node sit in MPI, yielding), a yield costs two context
@@ -601,15 +610,31 @@ void osc_newrma_shm_detach(osc_newrma_shm_t *shm)
  * fence took 1.3 us with 2 spins and 2.2 with 64.  So the budget adapts,
  * as an adaptive mutex's does: a wait that outlasts it halves it, a wait
  * that ends inside it grows it by a quarter (so it grows where 3 waits in 4
- * end inside it).  A small budget rarely succeeds and so could not learn
- * that a large one would: every probe_interval-th wait is a probe, allowed
- * the maximum.  A probe that ends inside it proposes twice its spins as
- * the budget, on trial: the next wait confirms it, or, outlasting it,
- * restores the old budget.  A failed probe or trial makes probes rarer (to
- * one wait in 64), so that a fence pays for few of them.  Each place that
- * waits learns on its own (OSC_NEWRMA_SPIN_SITE), per thread. */
+ * end inside it).  Each place that waits learns on its own
+ * (OSC_NEWRMA_SPIN_SITE), per thread.
+ *
+ * A small budget rarely succeeds and so cannot learn that a large one
+ * would: waits in a probe window are allowed the maximum.  The windows are
+ * the same for every process of the node (the first 8 us of every 2^16 ns
+ * of CLOCK_MONOTONIC), because waits are coupled: the origin of a PSCW
+ * epoch waits for the post that the target makes when its own wait for the
+ * last epoch's completion ends.  A one-sided probe fails while the other
+ * side still yields; and one long wait (the target away in a collective)
+ * halved both budgets in turn down to the minimum, where they stayed: the
+ * 4-rank pscw + 8 B rows took 2.6 us, against 0.41 with a fixed 64 spins
+ * (docs/performance.md, session 32).  Probing together, both see the other
+ * spin, and a collapse lasts until the next window.  Where more waits of a
+ * window paid than outlasted, the budget becomes at least twice the most
+ * spins a paid probe took; otherwise the site probes in one window of 2,
+ * then 4, then 8 (powers of 2, so that sites that back off differently
+ * still meet in the windows the larger one picks).  No rarer: a site that
+ * failed its probes under one pattern (an all-to-all PSCW round, whose
+ * targets share the origin's core) must find the next pattern's budget
+ * soon, while a fence's waits lose little to probing in 8 us of 0.5 ms. */
 #define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX 64
-#define NEWRMA_SPIN_PROBE_INTERVAL_MAX 64
+#define NEWRMA_SPIN_PROBE_PERIOD_SHIFT 16 /* a probe window every 2^16 ns (65 us) */
+#define NEWRMA_SPIN_PROBE_WINDOW_NS 8000 /* three 4-rank PSCW epochs that yield, twenty that spin */
+#define NEWRMA_SPIN_PROBE_EVERY_MAX 8
 
 static unsigned int clamp_budget(unsigned int budget)
 {
@@ -618,77 +643,84 @@ static unsigned int clamp_budget(unsigned int budget)
                                                           : budget;
 }
 
-/* the previous wait ended inside its spins */
-static void spin_learning_paid(osc_newrma_spin_site_t *l)
+/* the probe window the node's clock is in (its number), 0 outside them */
+static uint64_t current_probe_window(void)
 {
+    uint64_t now = osc_newrma_clock_ns();
+
+    if ((now & ((UINT64_C(1) << NEWRMA_SPIN_PROBE_PERIOD_SHIFT) - 1)) >= NEWRMA_SPIN_PROBE_WINDOW_NS) {
+        return 0;
+    }
+    return (now >> NEWRMA_SPIN_PROBE_PERIOD_SHIFT) + 1;
+}
+
+/* the site's probe window is over: keep what paid, or probe more rarely */
+static void spin_probe_window_ended(osc_newrma_spin_site_t *l)
+{
+    if (l->probes_paid > l->probes_outlasted) {
+        l->budget = clamp_budget(l->probe_proposal > l->budget ? l->probe_proposal : l->budget);
+        l->probe_every = 1;
+    } else if (l->probe_every < NEWRMA_SPIN_PROBE_EVERY_MAX) {
+        l->probe_every *= 2;
+    }
+    l->probe_window = 0;
+    l->probe_proposal = l->probes_paid = l->probes_outlasted = 0;
+}
+
+/* a new wait at the site: learn from how the previous one ended */
+static void spin_wait_begins(osc_newrma_spin_site_t *l)
+{
+    uint64_t window;
+
+    if (!l->outlasted) {
+        if (l->probing) {
+            l->probes_paid++;
+            l->probe_proposal = 2 * l->spins > l->probe_proposal ? 2 * l->spins : l->probe_proposal;
+        } else {
+            l->budget = clamp_budget(l->budget + l->budget / 4 + 1);
+        }
+    }
+    l->outlasted = false;
+    window = current_probe_window();
+    if (0 != l->probe_window && window != l->probe_window) {
+        spin_probe_window_ended(l);
+    }
+    l->probing = 0 != window && 0 == (window & (l->probe_every - 1));
     if (l->probing) {
-        l->untried_budget = l->budget;
-        l->budget = clamp_budget(2 * l->spins > l->budget ? 2 * l->spins : l->budget);
-        l->on_trial = true;
-    } else if (l->on_trial) {
-        l->on_trial = false;
-        l->probe_interval = NEWRMA_SPIN_PROBE_INTERVAL_MIN;
-    } else {
-        l->budget = clamp_budget(l->budget + l->budget / 4 + 1);
+        l->probe_window = window;
     }
 }
 
 /* the current wait has outlasted its spins */
-static void spin_learning_outlasted(osc_newrma_spin_site_t *l)
+static void spin_wait_outlasted(osc_newrma_spin_site_t *l)
 {
     l->outlasted = true;
-    if (l->probing || l->on_trial) { /* the larger budget did not pay: probe less often */
-        if (l->on_trial) {
-            l->budget = l->untried_budget;
-            l->on_trial = false;
-        }
-        l->probe_interval *= l->probe_interval < NEWRMA_SPIN_PROBE_INTERVAL_MAX ? 2 : 1;
+    if (l->probing) {
+        l->probes_outlasted++;
     } else {
         l->budget = clamp_budget(l->budget / 2);
     }
 }
 
-/* the spins this wait may take before it yields; spins: its count so far */
-static unsigned int oversubscribed_spins_allowed(unsigned int spins, osc_newrma_spin_site_t *l)
+unsigned int osc_newrma_oversubscribed_spins(unsigned int spins, osc_newrma_spin_site_t *l)
 {
     unsigned int limit;
 
-    if (1 == spins) { /* a new wait */
-        if (!l->outlasted) {
-            spin_learning_paid(l);
-        }
-        l->outlasted = false;
-        l->probing = false;
-        if (0 == --l->waits_to_probe) { /* no probe while a proposal is on trial */
-            l->waits_to_probe = l->probe_interval;
-            l->probing = !l->on_trial;
-        }
+    if (1 == spins) {
+        spin_wait_begins(l);
     }
     l->spins = spins;
     limit = l->probing ? NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX : l->budget;
     if (spins == limit && !l->outlasted) {
-        spin_learning_outlasted(l);
+        spin_wait_outlasted(l);
     }
     return limit;
 }
 
-/* With a core per process: how many steps past its busy phase a wait runs
- * progress (and a pause) before it also yields the core -- about 20 us here
- * (one opal_progress with newrma's callback 65 ns, a pause 23 ns).  A
- * yield is a system call (0.38 us on the AMD VM), and a wait in the middle
- * of one notices the awaited store that much later: a target's
- * MPI_Win_wait, yielding from 0.4 us on, noticed the end of a 32 KiB put
- * late and so posted the next epoch late -- PSCW rows of 32 KiB and more
- * took 0.4-0.6 us longer than the same operation under flush
- * (docs/performance.md, session 31).  Nothing else needs the core then; a
- * longer wait still yields, for whatever does (a progress thread bound to
- * the same core, another job's process). */
-#define NEWRMA_PROGRESS_SPINS 256
-
 void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
 {
     ++*spins;
-    if (*spins < (opal_progress_yield_when_idle ? oversubscribed_spins_allowed(*spins, site) : NEWRMA_BUSY_SPINS)) {
+    if (*spins < (opal_progress_yield_when_idle ? osc_newrma_oversubscribed_spins(*spins, site) : NEWRMA_BUSY_SPINS)) {
         osc_newrma_cpu_relax();
         return;
     }

@@ -363,23 +363,30 @@ static inline void osc_newrma_mb_after_rmw(void)
 /* What a place in the code that waits has learnt about spinning there on
  * an oversubscribed node (osc_newrma_shm.c, osc_newrma_backoff_at). */
 typedef struct {
-    unsigned int budget;         /* spins a wait may take before it yields */
-    unsigned int untried_budget; /* the budget before a probe proposed this one */
-    unsigned int probe_interval; /* waits from one probe to the next */
-    unsigned int waits_to_probe;
-    unsigned int spins;          /* the current wait's spins so far */
-    bool probing;                /* the current wait is a probe */
-    bool on_trial;               /* the budget is a probe's proposal, unconfirmed */
-    bool outlasted;              /* the current wait has outlasted its budget */
+    unsigned int budget;          /* spins a wait may take before it yields */
+    unsigned int spins;           /* the current wait's spins so far */
+    uint64_t probe_window;        /* the probe window this site is probing in, 0: none */
+    unsigned int probe_every;     /* probes in one probe window of this many (a power of 2) */
+    unsigned int probe_proposal;  /* twice the most spins a paid probe of the window took */
+    unsigned int probes_paid;     /* probes of the window that ended inside their spins */
+    unsigned int probes_outlasted;
+    bool probing;                 /* the current wait is a probe */
+    bool outlasted;               /* the current wait has outlasted its budget */
 } osc_newrma_spin_site_t;
 
 #define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN 2
-#define NEWRMA_SPIN_PROBE_INTERVAL_MIN 8
 #define OSC_NEWRMA_SPIN_SITE_INITIALIZER                                                           \
     {                                                                                              \
-        .budget = NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN, .probe_interval = NEWRMA_SPIN_PROBE_INTERVAL_MIN, \
-        .waits_to_probe = NEWRMA_SPIN_PROBE_INTERVAL_MIN                                           \
+        .budget = NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN, .probe_every = 1                           \
     }
+
+/* On an oversubscribed node: the spins a wait at `site` may take before it
+ * yields; spins: the wait's count so far, 1 at its first step (from which
+ * the site learns: call it at every step). */
+unsigned int osc_newrma_oversubscribed_spins(unsigned int spins, osc_newrma_spin_site_t *site);
+
+/* CLOCK_MONOTONIC in ns: one clock for every process of the node */
+uint64_t osc_newrma_clock_ns(void);
 
 /* Polite spinning: a short busy phase, then progress + yield, so that
  * oversubscribed runs (more ranks than cores) stay fast.  spins: the
@@ -394,6 +401,19 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
         static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
         &osc_newrma_spin_site_;                                                                    \
     })
+
+/* With a core per process: how many steps past its busy phase a wait runs
+ * progress (and a pause) before it also yields the core -- about 20 us here
+ * (one opal_progress with newrma's callback 65 ns, a pause 23 ns).  A
+ * yield is a system call (0.38 us on the AMD VM), and a wait in the middle
+ * of one notices the awaited store that much later: a target's
+ * MPI_Win_wait, yielding from 0.4 us on, noticed the end of a 32 KiB put
+ * late and so posted the next epoch late -- PSCW rows of 32 KiB and more
+ * took 0.4-0.6 us longer than the same operation under flush
+ * (docs/performance.md, session 31).  Nothing else needs the core then; a
+ * longer wait still yields, for whatever does (a progress thread bound to
+ * the same core, another job's process). */
+#define NEWRMA_PROGRESS_SPINS 256
 
 /* The busy phase of a wait on a node that is not oversubscribed, in line:
  * it needs no spin site, which -- thread-local in a shared library -- costs

@@ -11,7 +11,9 @@
 # create or dynamic; default allocate), NP (default 2).  ROWS: an extended
 # regular expression over rma_bench's row names (default "fence|pscw|barrier";
 # e.g. "lock put 8" or "flush acc").  Prints, per build and row, the median
-# and minimum over the runs of each run's median (us, or MB/s for bandwidth).
+# and minimum over the runs of each run's median (us, or MB/s for bandwidth);
+# with EACH=1 also every run's value, in run order (where the machine is
+# bimodal between runs, the median hides which mode each build's runs got).
 set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
@@ -32,6 +34,8 @@ fi
 bench_prepare rma_bench
 pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
 
+each=$(mktemp)
+trap 'rm -f "$each"' EXIT
 printf '%-4s %-40s %10s %10s\n' build "row ($flavor, $np ranks)" median min
 for _ in $(seq "$runs"); do
     for build in A B; do
@@ -40,7 +44,7 @@ for _ in $(seq "$runs"); do
             --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" "$mode" 2> /dev/null |
             awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); sub(/ +$/, ""); print b "\t" $0 "\t" v }'
     done
-done | awk -F'\t' -v rows="$rows" '$2 ~ rows && $3 != "-" { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
+done | tee "$each" | awk -F'\t' -v rows="$rows" '$2 ~ rows && $3 != "-" { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
     END {
         for (k in vals) {
             n = split(vals[k], v, " ")
@@ -49,4 +53,8 @@ done | awk -F'\t' -v rows="$rows" '$2 ~ rows && $3 != "-" { k = $1 "\t" $2; vals
             printf "%-4s %-40s %10.4f %10.4f\n", p[1], p[2], v[int((n + 1) / 2)], v[1]
         }
     }' | sort -k2,2 -k1,1
+if [ "${EACH:-0}" = 1 ]; then
+    awk -F'\t' -v rows="$rows" '$2 ~ rows { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
+        END { for (k in vals) { split(k, p, "\t"); printf "%-4s %-40s%s\n", p[1], p[2], vals[k] } }' "$each" | sort -k2,2 -k1,1
+fi
 echo "A = $rev, B = working tree; $runs interleaved runs each, $np ranks"
