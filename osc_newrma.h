@@ -354,6 +354,8 @@ struct ompi_osc_newrma_module_t {
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
     size_t assist_relay_bytes;           /* puts/gets from this size may be relayed (SIZE_MAX: none) */
+    size_t assist_relay_batch_bytes;     /* a group of them is, from this size ... */
+    unsigned int assist_relay_batch_pieces; /* ... or this many pieces (0, 0: any) */
     unsigned int assist_share_parts;     /* a shared copy's chunks: this fraction of it */
     osc_newrma_assist_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */

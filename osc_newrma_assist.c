@@ -121,10 +121,24 @@ typedef struct {
     size_t from_bytes;
     unsigned int parts;
     size_t relay_from;       /* relays from this size (SIZE_MAX: none) */
+    size_t relay_batch_from; /* a batch of puts or gets relayed from this size ... */
+    unsigned int relay_batch_pieces; /* ... or this many pieces */
 } share_policy_t;
 
 #define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
 #define NEWRMA_SHARE_CPU_BOUND_SPEED 0.5
+/* With more ranks than cores (Open MPI yields when idle) targets are not
+ * asked for small operations (osc_newrma_assist_init): the target is often
+ * off its core, and a hand-over costs a context switch or two, about 3 us
+ * at 4 ranks on 2 cores (AMD VM).  Relays still pay where the system call
+ * costs more: an accumulate from 32 KiB (two calls under the lock: 64 KiB
+ * 11.2 -> 6.3 us relayed), a batch of puts or gets from 128 KiB (the call
+ * copies at 12 GB/s there; a single 64 KiB put + flush took 5.2 us by it,
+ * 5.8-6.2 relayed) or of 16 pieces (the kernel's work per piece: 64 puts of
+ * 1 KiB at 2.5 GB/s by one call, 4.5 relayed). */
+#define NEWRMA_RELAY_UNATTENDED_BYTES (32 * 1024)
+#define NEWRMA_RELAY_UNATTENDED_BATCH_BYTES (128 * 1024)
+#define NEWRMA_RELAY_UNATTENDED_BATCH_PIECES 16
 
 /* The best of a few: the first calls fault the pages in, and a preemption
  * only ever makes a copy slower. */
@@ -197,9 +211,15 @@ static share_policy_t share_policy_choose(void)
     }
     if (relay_auto && !kernel_bound) {
         policy.relay_from = SIZE_MAX;
+    } else if (relay_auto && opal_progress_yield_when_idle && !c->assist_oversubscribed) {
+        policy.relay_from = policy.relay_from > NEWRMA_RELAY_UNATTENDED_BYTES ? policy.relay_from
+                                                                              : NEWRMA_RELAY_UNATTENDED_BYTES;
+        policy.relay_batch_from = NEWRMA_RELAY_UNATTENDED_BATCH_BYTES;
+        policy.relay_batch_pieces = NEWRMA_RELAY_UNATTENDED_BATCH_PIECES;
     }
     NEWRMA_VERBOSE(10, "single copy at %.2f of memcpy's speed (256 KiB): shared copies from %zu bytes, in %u parts; "
-                   "relays from %zu bytes", speed, policy.from_bytes, policy.parts, policy.relay_from);
+                   "relays from %zu bytes (batches from %zu bytes or %u pieces)", speed, policy.from_bytes,
+                   policy.parts, policy.relay_from, policy.relay_batch_from, policy.relay_batch_pieces);
     return policy;
 }
 
@@ -234,6 +254,8 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
     module->assist_share_bytes = SIZE_MAX;
     module->assist_share_parts = 1;
     module->assist_relay_bytes = SIZE_MAX;
+    module->assist_relay_batch_bytes = 0;
+    module->assist_relay_batch_pieces = 0;
     if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
         return;
     }
@@ -251,16 +273,19 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
      * -> 0.60 us, acc 1.71 -> 1.25 without assistance).  Hand-offs in a
      * PSCW epoch stay: puts and accumulates wait for nobody, and answers
      * are collected after MPI_Win_complete signals, when the target's
-     * MPI_Win_wait is about to serve them anyway. */
+     * MPI_Win_wait is about to serve them anyway.  So do relays of large
+     * transfers (NEWRMA_RELAY_UNATTENDED_BYTES). */
     module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
-    if (module->assist_attended && module->assist_max_bytes >= sizeof(assist_share_t)) {
+    if (module->assist_max_bytes >= sizeof(assist_share_t)) {
         share_policy_t policy = share_policy();
-        if (0 != policy.from_bytes) {
+        if (module->assist_attended && 0 != policy.from_bytes) {
             module->assist_share_bytes = policy.from_bytes;
             module->assist_share_parts = policy.parts;
         }
         /* one relay area per process, used by one thread at a time */
         module->assist_relay_bytes = ompi_mpi_thread_multiple ? SIZE_MAX : policy.relay_from;
+        module->assist_relay_batch_bytes = policy.relay_batch_from;
+        module->assist_relay_batch_pieces = policy.relay_batch_pieces;
     }
 }
 

@@ -244,7 +244,9 @@ static int component_register(void)
         "get_accumulate of this size or more (the target reduces the chunks) that its mailbox line "
         "cannot take.  The default, 1, relays every batch (a hand-over costs less than one system "
         "call of any size), but only where that system call copies at less than half memcpy's "
-        "speed (the probe of osc_newrma_assist_share_bytes); set, it applies as set.  0: never; "
+        "speed (the probe of osc_newrma_assist_share_bytes), and with more ranks than cores (a hand-over "
+        "then costs a context switch; without osc_newrma_assist_oversubscribed) only from 32 KiB, a "
+        "batch from 128 KiB or 16 pieces; set, it applies as set.  0: never; "
         "needs osc_newrma_cma_batch_bytes > 0",
         OPAL_INFO_LVL_5, 1, &c->relay_bytes);
     register_uint("post_ring_slots",

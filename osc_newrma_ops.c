@@ -90,6 +90,17 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 
 _Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
 
+/* Is a group of pieces worth a relay?  From assist_relay_bytes, and with
+ * more ranks than cores only a large group (a hand-over then costs a
+ * context switch or two) -- unless the target waits in MPI_Win_wait for
+ * this very epoch, and so takes the relay at once. */
+static inline bool cma_pieces_relayed(const ompi_osc_newrma_module_t *module, unsigned int count, size_t bytes)
+{
+    return bytes >= module->assist_relay_bytes
+           && (bytes >= module->assist_relay_batch_bytes || count >= module->assist_relay_batch_pieces
+               || NEWRMA_WIN_PSCW_GRANTED == module->state);
+}
+
 /* A group of contiguous pieces (a batch, or part of a derived datatype's
  * transfer): relayed to a target inside MPI, else one system call. */
 static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool write, struct iovec *mine,
@@ -97,7 +108,7 @@ static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool wr
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (bytes >= module->assist_relay_bytes) {
+    if (cma_pieces_relayed(module, count, bytes)) {
         ret = osc_newrma_assist_relay(module, target, write, mine, theirs, count, bytes);
     }
     return OMPI_ERR_WOULD_BLOCK != ret ? ret

@@ -33,13 +33,6 @@
 enum { W_FOP = 0, W_ACC = 1, W_WIDE = 1, WIDE = 9, W_CAS = 10, W_DBL = 12, DBL = 4, W_MAXLOC = 16,
        W_CAS32 = 17, W_DONE = 18, WORDS = 19 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* one origin's work of one phase; fop results into `seen` (N values) */
 static void origin_phase(test_win_t *tw, int rank, int64_t *seen)
 {
@@ -156,8 +149,8 @@ static void run(int flavor, int size, int assist_expected)
     /* phase 2: the target computes; each origin adds 1 to W_DONE when done */
     if (0 == test_rank) {
         volatile int64_t *w = tw.mem;
-        double t0 = now_s();
-        while (w[W_DONE] < size - 1 && now_s() - t0 < BOUND_S) {
+        double t0 = test_now_s();
+        while (w[W_DONE] < size - 1 && test_now_s() - t0 < BOUND_S) {
         }
         CHECK(w[W_DONE] == size - 1, "%s: origins finished %lld of %d phases without the target's progress",
               flavor_names[flavor], (long long) w[W_DONE], size - 1);

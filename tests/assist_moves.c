@@ -27,13 +27,6 @@ static MPI_Aint slot(const test_win_t *tw, int origin, int word)
     return test_disp(tw, 0, (MPI_Aint) (origin * SLICE + word), 8);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* passive-target patterns of one round; values depend on (round, phase) */
 static void passive_round(test_win_t *tw, int me, int64_t base)
 {
@@ -184,8 +177,8 @@ static void run(int flavor, int size, int assist_expected)
      * of rank 0's slice */
     if (0 == test_rank) {
         volatile int64_t *w = tw.mem;
-        double t0 = now_s();
-        while (w[63] < size - 1 && now_s() - t0 < BOUND_S) {
+        double t0 = test_now_s();
+        while (w[63] < size - 1 && test_now_s() - t0 < BOUND_S) {
         }
         CHECK(w[63] == size - 1, "%s: %lld of %d origins done without the target's progress", flavor_names[flavor],
               (long long) w[63], size - 1);

@@ -51,13 +51,6 @@
 #define SPAN (BIG + 64)               /* window bytes per rank */
 #define RETRY_S 2.0                   /* tries at a shared copy go on this long after 16 */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 static unsigned char pattern(int who, int round, size_t i)
 {
     return (unsigned char) (who * 31 + round * 7 + i * 13 + (i >> 12));
@@ -159,8 +152,8 @@ static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, tes
         expect(buf, o, round + 2, "rput then rget", flavor);
         /* 16 tries, or more within RETRY_S: a target whose core was taken
          * for a while (other jobs on the machine) stamps no presence then */
-        double start = now_s();
-        for (int k = 0 ; 0 == c->after_first && (k < 16 || now_s() - start < RETRY_S) ; ++k) {
+        double start = test_now_s();
+        for (int k = 0 ; 0 == c->after_first && (k < 16 || test_now_s() - start < RETRY_S) ; ++k) {
             MPI_OK(MPI_Put(buf, BIG, MPI_BYTE, 0, disp, BIG, MPI_BYTE, tw->win));
             MPI_OK(MPI_Win_flush(0, tw->win));
             count_shared(pv, &last, c);
@@ -191,8 +184,8 @@ static void threshold_live(test_win_t *tw, unsigned char *buf, size_t from, test
         MPI_OK(MPI_Put(buf, (int) from - 1, MPI_BYTE, 0, disp, (int) from - 1, MPI_BYTE, tw->win));
         MPI_OK(MPI_Win_flush(0, tw->win));
         count_shared(pv, &last, &below);
-        double start = now_s();
-        for (int k = 0 ; 0 == at.shared && (k < 16 || now_s() - start < RETRY_S) ; ++k) {
+        double start = test_now_s();
+        for (int k = 0 ; 0 == at.shared && (k < 16 || test_now_s() - start < RETRY_S) ; ++k) {
             MPI_OK(MPI_Put(buf, (int) from, MPI_BYTE, 0, disp, (int) from, MPI_BYTE, tw->win));
             MPI_OK(MPI_Win_flush(0, tw->win));
             count_shared(pv, &last, &at);

@@ -272,6 +272,15 @@ static inline int test_cmp_int64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* CLOCK_MONOTONIC in seconds: how long a test retries something the
+ * scheduler decides (never what it checks) */
+static inline double test_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
 /* ---- target assistance ------------------------------------------------- */
 
 #include <unistd.h>

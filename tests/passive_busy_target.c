@@ -47,13 +47,6 @@ static int64_t value(int origin, int iter, int word)
 
 static int exclusive_iter(int origin, int iter) { return (iter + origin) % 3 != 0; }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 static int target_needs_progress(int flavor)
 {
     const char *osc = getenv("OMPI_MCA_osc");
@@ -78,7 +71,7 @@ static void run(int flavor)
 
     if (0 == rank) {
         int progress = target_needs_progress(flavor);
-        double start = now_s(), elapsed = 0;
+        double start = test_now_s(), elapsed = 0;
         long polls = 0;
         int done = 0;
         /* the busy loop: plain loads of the own window memory, no MPI call
@@ -91,7 +84,7 @@ static void run(int flavor)
                 int f;
                 MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
             }
-            if ((++polls & 1023) == 0 && (elapsed = now_s() - start) > BOUND_S) break;
+            if ((++polls & 1023) == 0 && (elapsed = test_now_s() - start) > BOUND_S) break;
         }
         CHECK(done == size - 1, "%s: only %d of %d origins finished while rank 0 was busy for %.1f s "
               "(counter %lld): the target's help was needed", fn, done, size - 1, elapsed,

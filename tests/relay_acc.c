@@ -36,13 +36,6 @@ typedef struct {
     int count;
 } acc_case_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* element i of the target's memory before, and of the origin's operand */
 static int64_t before_value(size_t i) { return (int64_t) ((i * 2654435761u) % 100003) - 50000; }
 static int64_t operand_value(size_t i) { return (int64_t) ((i * 40503u) % 65521) - 30000; }
@@ -98,7 +91,7 @@ static void one_case(test_win_t *tw, const acc_case_t *c, char *operand, char *o
 {
     MPI_Aint disp = test_disp(tw, 0, SKEW, 1);
     int relayed = 0, tries = 0;
-    double start = now_s();
+    double start = test_now_s();
 
     for (;;) {
         if (0 == test_rank) {
@@ -136,7 +129,7 @@ static void one_case(test_win_t *tw, const acc_case_t *c, char *operand, char *o
                   relayed ? "relayed" : "not relayed");
         }
         ++tries;
-        int again = !relayed && expected && (tries < 16 || now_s() - start < RETRY_S);
+        int again = !relayed && expected && (tries < 16 || test_now_s() - start < RETRY_S);
         MPI_Bcast(&again, 1, MPI_INT, 1, MPI_COMM_WORLD);
         if (!again) break;
     }

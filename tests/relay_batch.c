@@ -106,13 +106,6 @@ static void move_all(test_win_t *tw, unsigned char *buf, int target, int put, in
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* Phase 1, origin `o`: small puts until a batch of them was relayed (when
  * expected), then every length; rank 0 checks each; then gets. */
 static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, test_pvar_t *pv, int expected,
@@ -128,7 +121,7 @@ static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, tes
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (o == test_rank) {
-        double start = now_s();
+        double start = test_now_s();
         fill(buf, o, round, 1);
         MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
         do {
@@ -136,7 +129,7 @@ static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, tes
             move_all(tw, buf, 0, 1, 1);
             MPI_OK(MPI_Win_flush(0, tw->win));
             small_relayed = test_pvar_read(pv) > before;
-        } while (expected && !small_relayed && (++tries < 16 || now_s() - start < RETRY_S));
+        } while (expected && !small_relayed && (++tries < 16 || test_now_s() - start < RETRY_S));
         MPI_OK(MPI_Win_unlock(0, tw->win));
         CHECK(!expected || small_relayed, "%s: no batch of %d small puts was relayed in %d tries", flavor, SEGS,
               tries);

@@ -85,13 +85,6 @@ static int64_t elem_at(int who, int round, size_t e) { return (int64_t) who * 10
 static size_t acc_target_elem(size_t i) { return (i / 3) * 5 + i % 3; }
 static size_t acc_result_elem(size_t i) { return (i / 2) * 3 + i % 2; }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
-}
-
 /* the window bytes after origin `who` put its round-`round` pattern */
 static void expect_put(const unsigned char *win, int who, int round, const char *what, const char *flavor)
 {
@@ -198,7 +191,7 @@ static void one_case(test_win_t *tw, int c, unsigned char *buf, int round, test_
 {
     static const char *const names[] = { "put", "get", "accumulate", "get_accumulate" };
     int relayed = 0, tries = 0, again;
-    double start = now_s();
+    double start = test_now_s();
 
     do {
         if (0 == test_rank) {
@@ -218,7 +211,7 @@ static void one_case(test_win_t *tw, int c, unsigned char *buf, int round, test_
             MPI_OK(MPI_Win_unlock(0, tw->win));
         }
         ++tries;
-        again = expected && !relayed && (tries < 16 || now_s() - start < RETRY_S);
+        again = expected && !relayed && (tries < 16 || test_now_s() - start < RETRY_S);
         MPI_Bcast(&again, 1, MPI_INT, 1, MPI_COMM_WORLD);
     } while (again);
     if (1 == test_rank) CHECK(!expected || relayed, "%s: no %s was relayed in %d tries", flavor, names[c], tries);
