@@ -140,6 +140,14 @@ typedef struct {
 #define NEWRMA_RELAY_UNATTENDED_BATCH_BYTES (128 * 1024)
 #define NEWRMA_RELAY_UNATTENDED_BATCH_PIECES 16
 
+/* Are targets asked for small operations on this node?  Not with more
+ * ranks than cores (Open MPI then yields when idle), unless
+ * osc_newrma_assist_oversubscribed says so (osc_newrma_assist_init). */
+static bool targets_attended(void)
+{
+    return !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
+}
+
 /* The best of a few: the first calls fault the pages in, and a preemption
  * only ever makes a copy slower. */
 #define NEWRMA_SHARE_PROBE_TRIES 5
@@ -160,14 +168,14 @@ static double single_copy_speed(size_t bytes)
     memset(src, 1, bytes);
     memset(dst, 2, bytes);
     for (int i = 0 ; i < NEWRMA_SHARE_PROBE_TRIES ; ++i) {
-        uint64_t t0 = osc_newrma_assist_now(), t1, t2;
+        uint64_t t0 = osc_newrma_clock_ns(), t1, t2;
         if (OMPI_SUCCESS != osc_newrma_cma_copy(getpid(), dst, (uint64_t) (uintptr_t) src, bytes, false)) {
             goto cleanup;
         }
-        t1 = osc_newrma_assist_now();
+        t1 = osc_newrma_clock_ns();
         memcpy(dst, src, bytes);
         __asm__ __volatile__("" : : "r"(dst) : "memory");   /* the copy is used */
-        t2 = osc_newrma_assist_now();
+        t2 = osc_newrma_clock_ns();
         best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
         best_memcpy = t2 - t1 < best_memcpy ? t2 - t1 : best_memcpy;
     }
@@ -211,7 +219,7 @@ static share_policy_t share_policy_choose(void)
     }
     if (relay_auto && !kernel_bound) {
         policy.relay_from = SIZE_MAX;
-    } else if (relay_auto && opal_progress_yield_when_idle && !c->assist_oversubscribed) {
+    } else if (relay_auto && !targets_attended()) {
         policy.relay_from = policy.relay_from > NEWRMA_RELAY_UNATTENDED_BYTES ? policy.relay_from
                                                                               : NEWRMA_RELAY_UNATTENDED_BYTES;
         policy.relay_batch_from = NEWRMA_RELAY_UNATTENDED_BATCH_BYTES;
@@ -275,7 +283,7 @@ void osc_newrma_assist_init(ompi_osc_newrma_module_t *module)
      * are collected after MPI_Win_complete signals, when the target's
      * MPI_Win_wait is about to serve them anyway.  So do relays of large
      * transfers (NEWRMA_RELAY_UNATTENDED_BYTES). */
-    module->assist_attended = !opal_progress_yield_when_idle || mca_osc_newrma_component.assist_oversubscribed;
+    module->assist_attended = targets_attended();
     if (module->assist_max_bytes >= sizeof(assist_share_t)) {
         share_policy_t policy = share_policy();
         if (module->assist_attended && 0 != policy.from_bytes) {
@@ -318,7 +326,7 @@ static inline bool target_present(ompi_osc_newrma_module_t *module, int target, 
     if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
         return false;
     }
-    return osc_newrma_assist_now() - *stamp < NEWRMA_ASSIST_FRESH_NS;
+    return osc_newrma_clock_ns() - *stamp < NEWRMA_ASSIST_FRESH_NS;
 }
 
 /* How long an origin waits for its target to take a request. */
@@ -348,7 +356,7 @@ static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
             osc_newrma_assist_backoff(module, &spins);
         }
         if (0 == ++turns % clock_turns) {
-            uint64_t now = osc_newrma_assist_now();
+            uint64_t now = osc_newrma_clock_ns();
             if (0 == deadline) {
                 deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
             } else if (now > deadline) {
@@ -897,7 +905,7 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
         if (posted == state && relay_crossing(link->own)) {
             give_up = RELAY_CROSSED;
         } else if (posted == state && 0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS) {
-            uint64_t now = osc_newrma_assist_now();
+            uint64_t now = osc_newrma_clock_ns();
             if (0 == link->deadline) {
                 link->deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
             }
@@ -1411,7 +1419,7 @@ static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *mod
     __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
     /* still inside MPI after a long copy: say so, or the origin's next
      * relay would find the stamp stale */
-    presence_stamp(module, osc_newrma_assist_now());
+    presence_stamp(module, osc_newrma_clock_ns());
     return 1;
 }
 

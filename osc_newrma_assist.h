@@ -181,7 +181,4 @@ static inline void osc_newrma_assist_serve_now(ompi_osc_newrma_module_t *module)
 
 #define osc_newrma_assist_backoff(module, spins) (osc_newrma_assist_serve_now(module), osc_newrma_backoff(spins))
 
-/* the clock of presence stamps: CLOCK_MONOTONIC, ns */
-#define osc_newrma_assist_now() osc_newrma_clock_ns()
-
 #endif

@@ -51,7 +51,7 @@ static int served_progress(void)
         return 0;
     }
     if (served_assist > 0 && 0 == (++progress_calls % NEWRMA_STAMP_EVERY)) {
-        now = osc_newrma_assist_now();
+        now = osc_newrma_clock_ns();
     }
     OPAL_LIST_FOREACH(item, &served_windows, served_window_t) {
         if (item->drain) {
@@ -104,7 +104,7 @@ int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
     opal_mutex_unlock(&served_lock);
     if (assist) {
         /* present from now on, not only after the first progress calls */
-        (void) osc_newrma_assist_serve(module, osc_newrma_assist_now());
+        (void) osc_newrma_assist_serve(module, osc_newrma_clock_ns());
     }
     return first ? opal_progress_register(served_progress) : OMPI_SUCCESS;
 }
