@@ -351,6 +351,11 @@ struct ompi_osc_newrma_module_t {
     size_t assist_serve_bytes;           /* payload of our own mailbox; 0: none (nothing to serve) */
     bool assist_attended;                /* ask targets that look present (else only PSCW hand-offs) */
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
+    uint64_t assist_box_hint;            /* target << 32 | the state its mailbox was left in by
+                                          * our last claim (atomic; a guess, see assist_claim) */
+    bool assist_answer_busy;             /* a thread waits for an answer on our line (atomic) */
+    uint64_t assist_trusted;             /* target << 32 | answers still trusted without reading
+                                          * the clock (atomic; see target_present) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
     size_t assist_relay_bytes;           /* puts/gets from this size may be relayed (SIZE_MAX: none) */

@@ -314,17 +314,43 @@ typedef struct {
     uint8_t want_result;
     uint16_t dt_id;
     int32_t op_index;
+    int32_t answer_to;   /* 1 + the rank whose answer line gets the answer; 0: the mailbox */
     uint32_t count;
     uint64_t addr;
 } assist_request_t;
+
+/* The mailbox holds a datatype id and an op index in a byte each: every
+ * predefined datatype fits, and so does every predefined op (Open MPI
+ * numbers them first, before any user-defined one). */
+_Static_assert(OMPI_DATATYPE_MPI_MAX_PREDEFINED <= 256, "predefined datatype ids fit in a byte");
+
+/* After a target answered us, this many requests to it go out without a
+ * clock reading (about 20 ns of a 0.2 us compare-and-swap): a target that
+ * keeps answering is inside MPI.  One that left since costs at most one
+ * timeout, after which its stamp is remembered as a miss -- as a stamp
+ * younger than NEWRMA_ASSIST_FRESH_NS can already cost. */
+#define NEWRMA_ASSIST_TRUSTED_ANSWERS 64
+
+static inline uint64_t target_word(int target, uint32_t low)
+{
+    return (uint64_t) (uint32_t) target << 32 | low;
+}
 
 /* Has the target run progress lately, and not failed us since?  *stamp:
  * the stamp seen (remembered if the target then does not answer). */
 static inline bool target_present(ompi_osc_newrma_module_t *module, int target, uint64_t *stamp)
 {
+    uint64_t trusted;
+
     *stamp = __atomic_load_n(&osc_newrma_shm_assist_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
     if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
         return false;
+    }
+    /* a lost decrement (threads) only trusts one answer more */
+    trusted = __atomic_load_n(&module->assist_trusted, __ATOMIC_RELAXED);
+    if ((trusted >> 32) == (uint32_t) target && (uint32_t) trusted > 0) {
+        __atomic_store_n(&module->assist_trusted, trusted - 1, __ATOMIC_RELAXED);
+        return true;
     }
     return osc_newrma_clock_ns() - *stamp < NEWRMA_ASSIST_FRESH_NS;
 }
@@ -341,6 +367,19 @@ typedef enum {
                                 * is done, as the target's wait may be draining it */
 } assist_patience_t;
 
+/* Has a wait passed osc_newrma_assist_timeout?  *deadline: 0 at the
+ * wait's start (the first call sets it). */
+static bool assist_timed_out(uint64_t *deadline)
+{
+    uint64_t now = osc_newrma_clock_ns();
+
+    if (0 == *deadline) {
+        *deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
+        return false;
+    }
+    return now > *deadline;
+}
+
 /* Wait until the target takes request `posted` or the timeout passes. */
 static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
                        assist_patience_t patience)
@@ -355,16 +394,53 @@ static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
             /* two completing epochs may wait for each other's answers */
             osc_newrma_assist_backoff(module, &spins);
         }
-        if (0 == ++turns % clock_turns) {
-            uint64_t now = osc_newrma_clock_ns();
-            if (0 == deadline) {
-                deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
-            } else if (now > deadline) {
-                return false;
-            }
+        if (0 == ++turns % clock_turns && assist_timed_out(&deadline)) {
+            return false;
         }
     }
     return true;
+}
+
+/* Wait until our answer line holds `tag` or the timeout passes. */
+static bool wait_answer(const osc_newrma_assist_answer_t *answer, uint64_t tag)
+{
+    uint64_t deadline = 0;
+    unsigned int turns = 0;
+
+    while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+        osc_newrma_cpu_relax();
+        if (0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS && assist_timed_out(&deadline)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Claim a free mailbox: a compare-and-swap from the state it is expected
+ * in -- where our last claim left it, if that was this target's, which
+ * saves fetching the line before taking it -- then from the state seen. */
+static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_assist_box_t *box,
+                         uint32_t *mine)
+{
+    uint64_t hint = __atomic_load_n(&module->assist_box_hint, __ATOMIC_RELAXED);
+    uint32_t seen = (hint >> 32) == (uint32_t) target ? (uint32_t) hint
+                                                       : __atomic_load_n(&box->state, __ATOMIC_RELAXED);
+
+    for (int attempt = 0 ; attempt < 2 ; ++attempt) {
+        /* busy (another origin's request): single-copy, no waiting in line */
+        if (NEWRMA_ASSIST_FREE != (seen & NEWRMA_ASSIST_MASK)) {
+            return false;
+        }
+        *mine = (seen & ~NEWRMA_ASSIST_MASK) + (1u << NEWRMA_ASSIST_BITS);
+        if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_ASSIST_CLAIMED, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            /* every way out of a request leaves the mailbox FREE under its sequence */
+            __atomic_store_n(&module->assist_box_hint, target_word(target, *mine | NEWRMA_ASSIST_FREE),
+                             __ATOMIC_RELAXED);
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
@@ -373,19 +449,15 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
                              const void *in, size_t in_bytes, uint32_t *mine)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
-    uint32_t seen = __atomic_load_n(&box->state, __ATOMIC_RELAXED);
 
-    *mine = (seen & ~NEWRMA_ASSIST_MASK) + (1u << NEWRMA_ASSIST_BITS);
-    /* busy (another origin's request): single-copy, no waiting in line */
-    if (NEWRMA_ASSIST_FREE != (seen & NEWRMA_ASSIST_MASK)
-        || !__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_ASSIST_CLAIMED, false,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!assist_claim(module, target, box, mine)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
     box->kind = req->kind;
     box->want_result = req->want_result;
-    box->dt_id = req->dt_id;
-    box->op_index = req->op_index;
+    box->dt_id = (uint8_t) req->dt_id;
+    box->op_index = (uint8_t) req->op_index;
+    box->answer_to = req->answer_to;
     box->count = req->count;
     box->addr = req->addr;
     memcpy(box->payload, in, in_bytes);
@@ -404,6 +476,32 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const assis
     return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
+/* Take back a request the target did not take in time (POSTED -> `back`):
+ * false if it took it meanwhile.  The stamp it was asked on is remembered
+ * (unless 0: not asked on a stamp, nothing learned). */
+static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t mine,
+                            uint64_t stamp, uint32_t back)
+{
+    uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
+
+    if (!__atomic_compare_exchange_n(&box->state, &posted, mine | back, false, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED)) {
+        return false;
+    }
+    if (0 != stamp) {
+        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+    }
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+    return true;
+}
+
+/* A target answered: count it, and trust it for the next requests. */
+static void assist_answered(ompi_osc_newrma_module_t *module, int target)
+{
+    __atomic_store_n(&module->assist_trusted, target_word(target, NEWRMA_ASSIST_TRUSTED_ANSWERS), __ATOMIC_RELAXED);
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
+}
+
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
  * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
  * caller does the operation itself. */
@@ -414,17 +512,10 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
     uint32_t state;
     unsigned int spins = 0;
 
-    if (ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_ASSIST_POSTED, patience)) {
-        uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
-        uint32_t back = ASSIST_AFTER_COMPLETION == patience ? NEWRMA_ASSIST_WITHDRAWING : NEWRMA_ASSIST_FREE;
-        if (__atomic_compare_exchange_n(&box->state, &posted, mine | back, false,
-                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            if (0 != stamp) {   /* not asked on a stamp (unattended): nothing learned */
-                __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
-            }
-            OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
-            return OMPI_ERR_WOULD_BLOCK;
-        }
+    if ((ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_ASSIST_POSTED, patience))
+        && assist_withdraw(module, box, mine, stamp,
+                           ASSIST_AFTER_COMPLETION == patience ? NEWRMA_ASSIST_WITHDRAWING : NEWRMA_ASSIST_FREE)) {
+        return OMPI_ERR_WOULD_BLOCK;
     }
     /* taken: the target is applying it, a few instructions away; it
      * answers DONE, or frees the mailbox itself when it owes no answer */
@@ -435,18 +526,71 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
         memcpy(out, box->payload, out_bytes);
         __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
+    assist_answered(module, target);
     return OMPI_SUCCESS;
 }
 
+/* The same for a request answered on our answer line: we spin on a line of
+ * our own, the target frees its mailbox before it answers, and nothing of
+ * ours stays to be written back to the target's line. */
+static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+                                 void *out, size_t out_bytes)
+{
+    const osc_newrma_assist_answer_t *answer = osc_newrma_shm_assist_answer(&module->shm, module->rank);
+    uint64_t tag = target_word(target, mine | NEWRMA_ASSIST_DONE);
+    unsigned int spins = 0;
+
+    if (!wait_answer(answer, tag)) {
+        if (assist_withdraw(module, osc_newrma_shm_assist_box(&module->shm, target), mine, stamp,
+                            NEWRMA_ASSIST_FREE)) {
+            return OMPI_ERR_WOULD_BLOCK;
+        }
+        /* taken meanwhile: the answer is a few instructions away */
+        while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+            osc_newrma_backoff(&spins);
+        }
+    }
+    memcpy(out, answer->payload, out_bytes);
+    assist_answered(module, target);
+    return OMPI_SUCCESS;
+}
+
+/* Our answer line serves one request at a time: with threads, taken with
+ * a try (a thread that finds it taken has the answer left in the mailbox). */
+static inline bool answer_line_take(ompi_osc_newrma_module_t *module)
+{
+    return !opal_using_threads() || !__atomic_exchange_n(&module->assist_answer_busy, true, __ATOMIC_ACQUIRE);
+}
+
+static inline void answer_line_give(ompi_osc_newrma_module_t *module)
+{
+    if (opal_using_threads()) {
+        __atomic_store_n(&module->assist_answer_busy, false, __ATOMIC_RELEASE);
+    }
+}
+
+/* A request the caller waits for: answered on our answer line when it
+ * owes an answer and we have the line to ourselves, else in the mailbox
+ * (one owing none, an accumulate without result, only frees it). */
 static int assist_run(ompi_osc_newrma_module_t *module, int target, const assist_request_t *req,
                       const void *in, size_t in_bytes, void *out, size_t out_bytes)
 {
+    assist_request_t on_line = *req;
+    bool own_line = 0 != out_bytes && answer_line_take(module);
     uint32_t mine;
     uint64_t stamp;
-    int ret = assist_post(module, target, req, in, in_bytes, &mine, &stamp);
+    int ret;
 
-    return OMPI_SUCCESS != ret ? ret : assist_finish(module, target, mine, stamp, ASSIST_SPIN, out, out_bytes);
+    on_line.answer_to = own_line ? module->rank + 1 : 0;
+    ret = assist_post(module, target, &on_line, in, in_bytes, &mine, &stamp);
+    if (OMPI_SUCCESS == ret) {
+        ret = own_line ? assist_finish_on_line(module, target, mine, stamp, out, out_bytes)
+                       : assist_finish(module, target, mine, stamp, ASSIST_SPIN, out, out_bytes);
+    }
+    if (own_line) {
+        answer_line_give(module);
+    }
+    return ret;
 }
 
 /* Post a request that completes later: at most one per window.  In a PSCW
@@ -687,7 +831,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
     assist_share_t *share = (assist_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
-    uint32_t mine, posted;
+    uint32_t mine;
     uint64_t failed;
     size_t ours = 0;
     unsigned int spins = 0;
@@ -706,10 +850,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const assist_
     (void) share_take_chunks(share, bytes, chunk, fn, ctx, &ret, &ours);
     /* every chunk is taken: a target that never joined is withdrawn from,
      * one that did is waited for (its last chunk at most) */
-    posted = mine | NEWRMA_ASSIST_POSTED;
-    if (__atomic_compare_exchange_n(&box->state, &posted, mine | NEWRMA_ASSIST_FREE, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED)) {
-        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+    if (assist_withdraw(module, box, mine, 0, NEWRMA_ASSIST_FREE)) {
         return ret;
     }
     while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
@@ -1423,17 +1564,32 @@ static __opal_attribute_noinline__ int serve_relay(ompi_osc_newrma_module_t *mod
     return 1;
 }
 
+/* Answer a request on its origin's answer line: the mailbox is free first
+ * (the origin claims it again as soon as it has its answer), then the
+ * payload, then the tag that says it is there. */
+static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t taken,
+                           int origin, const uint8_t *out, size_t bytes)
+{
+    osc_newrma_assist_answer_t *answer = osc_newrma_shm_assist_answer(&module->shm, origin);
+    uint32_t sequence = taken & ~NEWRMA_ASSIST_MASK;
+
+    __atomic_store_n(&box->state, sequence | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    memcpy(answer->payload, out, bytes);
+    __atomic_store_n(&answer->tag, target_word(module->rank, sequence | NEWRMA_ASSIST_DONE), __ATOMIC_RELEASE);
+}
+
 int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 {
     osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
     _Alignas(16) uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD], out[NEWRMA_ASSIST_MAX_PAYLOAD];
-    uint32_t posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE), taken;
+    uint32_t posted, taken;
     struct ompi_datatype_t *dt;
     assist_request_t req;
     osc_newrma_acc_locks_t stripes;
     bool locked;
     size_t bytes, in_bytes;
 
+    posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE);
     presence_stamp(module, now);
     if (NEWRMA_ASSIST_POSTED != (posted & NEWRMA_ASSIST_MASK)) {
         return 0;
@@ -1442,7 +1598,8 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
      * withdrawn and the line rewritten under us, so nothing read here is
      * trusted (beyond staying in bounds) before then */
     req = (assist_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
-                               .op_index = box->op_index, .count = box->count, .addr = box->addr };
+                               .op_index = box->op_index, .answer_to = box->answer_to, .count = box->count,
+                               .addr = box->addr };
     if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind
         || NEWRMA_ASSIST_SHARE_ACC == req.kind) {
         return serve_share(module, box, posted, &req);
@@ -1452,7 +1609,8 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return serve_relay(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
-    if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes) {
+    if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes
+        || req.answer_to < 0 || req.answer_to > module->size || req.answer_to == module->rank + 1) {
         return 0;
     }
     memcpy(in, box->payload, in_bytes);
@@ -1478,6 +1636,10 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
      * is free again at once -- its origin may not be waiting at all */
     if (NEWRMA_ASSIST_PUT == req.kind || (NEWRMA_ASSIST_ACC == req.kind && !req.want_result)) {
         __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+        return 1;
+    }
+    if (0 != req.answer_to) {
+        answer_on_line(module, box, taken, req.answer_to - 1, out, bytes);
         return 1;
     }
     memcpy(box->payload, out, bytes);

@@ -36,6 +36,34 @@ static opal_mutex_t served_lock;
 static bool served_ready = false;
 static unsigned int served_assist;       /* windows serving their mailbox */
 static unsigned int progress_calls;
+static bool served_busy;                 /* single-threaded: serving already (a wait inside
+                                          * serving may call opal_progress) */
+
+/* Serve the list, or not now: with threads, whoever holds its lock (a
+ * thread adding or freeing a window, or serving); without, a serving call
+ * further up this stack.  A progress loop calls this all the time: a
+ * mutex's try and release were a third of a waiting target's loop, and
+ * the answer to a compare-and-swap waits for the loop to come round. */
+static inline bool served_enter(void)
+{
+    if (opal_using_threads()) {
+        return 0 == opal_mutex_trylock(&served_lock);
+    }
+    if (served_busy) {
+        return false;
+    }
+    served_busy = true;
+    return true;
+}
+
+static inline void served_leave(void)
+{
+    if (opal_using_threads()) {
+        opal_mutex_unlock(&served_lock);
+    } else {
+        served_busy = false;
+    }
+}
 
 /* The presence stamp needs a clock reading; one every 8 calls keeps it
  * fresh to a microsecond or so in a progress loop, at a few ns a call. */
@@ -47,7 +75,7 @@ static int served_progress(void)
     uint64_t now = 0;
     int count = 0;
 
-    if (0 != opal_mutex_trylock(&served_lock)) {
+    if (!served_enter()) {
         return 0;
     }
     if (served_assist > 0 && 0 == (++progress_calls % NEWRMA_STAMP_EVERY)) {
@@ -61,7 +89,7 @@ static int served_progress(void)
             count += osc_newrma_assist_serve(item->module, now);
         }
     }
-    opal_mutex_unlock(&served_lock);
+    served_leave();
     return count;
 }
 
@@ -69,11 +97,11 @@ int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module)
 {
     int count;
 
-    if (0 != opal_mutex_trylock(&served_lock)) {
+    if (!served_enter()) {
         return 0;
     }
     count = osc_newrma_assist_serve(module, 0);
-    opal_mutex_unlock(&served_lock);
+    served_leave();
     return count;
 }
 

@@ -156,11 +156,12 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
 
     /* Target-assisted accumulates: windows of user memory only (allocate
      * flavors are load/store for everyone).  The mailbox is written by
-     * origins, the presence stamp by the owner: two lines. */
+     * origins, the presence stamp by the owner, the answer line by the
+     * targets answering the owner: three lines. */
     layout->assist_in_rank = SIZE_MAX;
     if (!flavor_has_data(params->flavor)) {
         layout->assist_in_rank = offset;
-        offset += 2 * line;
+        offset += 3 * line;
     }
 
     layout->ring_slots = params->ring_slots;
@@ -254,6 +255,8 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
                      "one small accumulate handed to the rank; written by origins");
         osc_newrma_shm_print_region(print, ctx, "  assist presence", l->assist_in_rank + l->cacheline, l->cacheline,
                      "when the rank last ran progress; written by the owner only");
+        osc_newrma_shm_print_region(print, ctx, "  assist answer", l->assist_in_rank + 2 * l->cacheline, l->cacheline,
+                     "the answer to the rank's own request; written by its target");
     }
     snprintf(text, sizeof(text), "%u post notices", l->ring_slots);
     osc_newrma_shm_print_region(print, ctx, "  post ring", l->ring_in_rank, l->rank_stride - l->ring_in_rank, text);

@@ -89,12 +89,24 @@ typedef struct {
     volatile uint32_t state;
     uint8_t kind;                    /* NEWRMA_ASSIST_ACC / _CAS */
     uint8_t want_result;             /* accumulate: old values back in the payload */
-    uint16_t dt_id;                  /* predefined datatype id (ompi_datatype_t.id) */
-    int32_t op_index;                /* Fortran index of the intrinsic op */
+    uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
+    uint8_t op_index;                /* Fortran index of the intrinsic op (predefined: < 256) */
+    int32_t answer_to;               /* 1 + the rank whose answer line gets the answer;
+                                      * 0: this line's payload */
     uint32_t count;                  /* elements */
     uint64_t addr;                   /* first target byte, in the target's address space */
     uint8_t payload[];               /* origin data [| compare]; old values on the way back */
 } osc_newrma_assist_box_t;
+
+/* A rank's answer line: where a target answers the request this rank
+ * waits for (one at a time), so that the waiting origin spins on a line
+ * nobody else touches until the answer is there, and the target frees its
+ * mailbox at once instead of after the origin read the answer from it. */
+typedef struct {
+    volatile uint64_t tag;           /* answering rank << 32 | its mailbox state (sequence | DONE),
+                                      * written after the payload */
+    uint8_t payload[];               /* old values, or the compare-and-swap's result */
+} osc_newrma_assist_answer_t;
 
 /* The target's sign of life: when it last ran newrma's progress (ns of
  * CLOCK_MONOTONIC).  Written by the target only, on a line of its own. */
@@ -175,7 +187,7 @@ typedef struct {
     size_t complete_in_rank;         /* completion line and post box (osc_newrma_post_box_t) */
     size_t dyn_in_rank;              /* owner-written, dynamic windows only */
     size_t ring_in_rank;             /* ring_slots x int64 cells */
-    size_t assist_in_rank;           /* create/dynamic: mailbox line, presence line */
+    size_t assist_in_rank;           /* create/dynamic: mailbox, presence and answer lines */
     size_t acc_in_rank;              /* acc_stripes lines: accumulate locks */
     unsigned int acc_stripes;
     unsigned int qnodes;
@@ -327,6 +339,12 @@ static inline osc_newrma_assist_presence_t *osc_newrma_shm_assist_presence(const
 {
     return (osc_newrma_assist_presence_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
                                              + shm->layout.cacheline);
+}
+
+static inline osc_newrma_assist_answer_t *osc_newrma_shm_assist_answer(const osc_newrma_shm_t *shm, int rank)
+{
+    return (osc_newrma_assist_answer_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
+                                           + 2 * shm->layout.cacheline);
 }
 
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)
