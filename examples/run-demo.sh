@@ -6,6 +6,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/contrib/install-deps.sh"
 prefix=$top/build/install
+mkdir -p "$top/build"   # a fresh clone has no build/ yet: the log goes there
 "$top/contrib/build.sh" "$prefix" > "$top/build/demo-build.log" 2>&1 \
     || { tail -30 "$top/build/demo-build.log"; exit 1; }
 mkdir -p "$top/examples/bin"
