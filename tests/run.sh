@@ -7,11 +7,15 @@
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
 #   tests/run.sh --mode minimum       one mode only (default: every mode)
 #
-# Modes (newrma only; all by default, see contrib/newrma-modes.sh): "default"
-# (peers on one node: direct/single-copy paths), "minimum" (every pool, slot
-# array, queue-node and ring size at its minimum MCA value: slower, must
-# never deadlock), "remote" (osc_newrma_force_remote: every peer remote, the
-# active-message path over UCX tcp on loopback) and "remote-minimum" (both).
+# Modes (newrma only; all seven by default; contrib/newrma-modes.sh defines
+# them): "default" (peers on one node: the direct and usermem paths),
+# "minimum" (every pool, slot array, queue, ring, stripe count and cache at
+# its minimum MCA value: slower, must never deadlock), "remote"
+# (osc_newrma_force_remote: every peer remote, the active-message path over
+# UCX tcp on loopback), "remote-minimum" (both), "remote-sm" (every peer
+# remote, over UCX's shared-memory transports), "fifo" (osc_newrma_force_am:
+# create/dynamic windows take the active-message path over the node-local
+# FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2 cells).
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c, or tests/<name>.sh: a script run as
@@ -41,7 +45,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done
