@@ -583,7 +583,7 @@ void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_targe
 
 /* osc_newrma_ops.c: RMA operations, one set per function table */
 extern const ompi_osc_base_module_t ompi_osc_newrma_direct_table;
-extern const ompi_osc_base_module_t ompi_osc_newrma_cma_table;
+extern const ompi_osc_base_module_t ompi_osc_newrma_usermem_table;
 
 END_C_DECLS
 

@@ -44,8 +44,8 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_relay.h"
-#include "osc_newrma_assist.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_mailbox.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
 
 /* ------------------------------------------------------------------ */
@@ -436,11 +436,11 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
 
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, false);
+        ret = osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, false);
         if (OMPI_SUCCESS == ret) {
             combine_elements(a->op, a->basic, r->buffer, r->origin ? r->origin + at : NULL,
                              r->old ? r->old + at : NULL, n / a->esize, a->esize);
-            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, true);
+            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, true);
         }
     }
     return ret;
@@ -607,7 +607,7 @@ static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
             local[r].iov_base = image + ((uint64_t) (uintptr_t) runs[r].iov_base - first);
             local[r].iov_len = runs[r].iov_len;
         }
-        ret = osc_newrma_cma_transfer(pid, local, nruns, remote, nruns, write);
+        ret = osc_newrma_single_copy_transfer(pid, local, nruns, remote, nruns, write);
         if (OMPI_SUCCESS == ret && !write) {
             ret = acc_combine_locked(a, image - a->tl.gap);
         }
@@ -779,7 +779,7 @@ static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin
     int ret = simple_access(module, target, count, dt, &tl, &esize);
 
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, &tl, &taddr);
     }
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
@@ -811,8 +811,8 @@ static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr
         a.taddr = (uint64_t) (uintptr_t) local;
         a.window_offset = direct_offset(module, target, local) + (uint64_t) a.tl.gap;
     } else {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &a.tl, &a.taddr);
-        a.window_offset = osc_newrma_cma_stripe_offset(module, target, a.taddr) + (uint64_t) a.tl.gap;
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, &a.tl, &a.taddr);
+        a.window_offset = osc_newrma_usermem_stripe_offset(module, target, a.taddr) + (uint64_t) a.tl.gap;
     }
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_datatype_iovecs(target_dt, target_count, (void *) (uintptr_t) a.taddr, &a.tl, &single,
@@ -937,17 +937,17 @@ int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uin
     acc_locks_t locks;
     int ret = OMPI_SUCCESS;
 
-    acc_lock(module, &locks, target, osc_newrma_cma_stripe_offset(module, target, taddr), size);
+    acc_lock(module, &locks, target, osc_newrma_usermem_stripe_offset(module, target, taddr), size);
     if (self) {
         memcpy(result_addr, (void *) (uintptr_t) taddr, size);
     } else {
-        ret = osc_newrma_cma_copy(pid, result_addr, taddr, size, false);
+        ret = osc_newrma_single_copy(pid, result_addr, taddr, size, false);
     }
     if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
         if (self) {
             memcpy((void *) (uintptr_t) taddr, origin_addr, size);
         } else {
-            ret = osc_newrma_cma_copy(pid, (void *) origin_addr, taddr, size, true);
+            ret = osc_newrma_single_copy(pid, (void *) origin_addr, taddr, size, true);
         }
     }
     acc_unlock(module, &locks);
@@ -963,7 +963,7 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
     int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
 
     if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, tl, &taddr);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;

@@ -17,7 +17,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_relay.h"
 
@@ -405,7 +405,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     if (c->fence_flat_ranks > c->cacheline / sizeof(int64_t)) {
         c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
     }
-    c->cma_usable = c->use_cma && osc_newrma_cma_init();
+    c->cma_usable = c->use_cma && osc_newrma_single_copy_init();
     NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
 

@@ -19,12 +19,12 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_am.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_fifo.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 /* Which table serves a window.  A window with a peer off this node (or
  * with every peer treated as remote, osc_newrma_force_remote) works by
@@ -72,7 +72,7 @@ static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
 {
     static const ompi_osc_base_module_t *const tables[] = {
         [NEWRMA_PATH_DIRECT] = &ompi_osc_newrma_direct_table,
-        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_cma_table,
+        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_usermem_table,
         [NEWRMA_PATH_AM] = &ompi_osc_newrma_am_table,
     };
     return tables[path];
@@ -171,7 +171,7 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
 static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
 {
     int neighbour = (module->rank + 1) % module->size, value = -1;
-    int ok = OMPI_SUCCESS == osc_newrma_cma_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
+    int ok = OMPI_SUCCESS == osc_newrma_single_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
                                                  sizeof(value), false)
              && value == neighbour;
 

@@ -21,10 +21,10 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_acc.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_relay.h"
 #include "ompi/request/request.h"
 
@@ -112,7 +112,7 @@ static int cma_pieces_send(ompi_osc_newrma_module_t *module, int target, bool wr
         ret = osc_newrma_assist_relay(module, target, write, mine, theirs, count, bytes);
     }
     return OMPI_ERR_WOULD_BLOCK != ret ? ret
-        : osc_newrma_cma_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count, write);
+        : osc_newrma_single_copy_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count, write);
 }
 
 /* Issue the batch: one relay to a target inside MPI, where the kernel's
@@ -251,7 +251,7 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
                 return ret;
             }
         }
-        return osc_newrma_cma_copy(pid, local, remote, ol->bytes, write);
+        return osc_newrma_single_copy(pid, local, remote, ol->bytes, write);
     }
     ret = osc_newrma_datatype_iovecs(origin_dt, origin_count, origin_addr, ol, &one_local, &local, &nlocal);
     if (OMPI_SUCCESS == ret) {
@@ -261,7 +261,7 @@ static int cma_move(ompi_osc_newrma_module_t *module, int target, bool write,
     if (OMPI_SUCCESS == ret && SIZE_MAX != module->assist_relay_bytes) {
         ret = cma_move_pieces(module, target, write, local, nlocal, remote, nremote);
     } else if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_cma_transfer(pid, local, nlocal, remote, nremote, write);
+        ret = osc_newrma_single_copy_transfer(pid, local, nlocal, remote, nremote, write);
     }
     if (local != &one_local) {
         free(local);
@@ -283,7 +283,7 @@ static int cma_op(struct ompi_win_t *win, bool write, void *origin_addr, int ori
     int ret = op_check(module, target, origin_dt, origin_count, &ol, target_dt, target_count, &tl);
 
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, &tl, &taddr);
     }
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret || 0 == tl.bytes)) {
         return ret;
@@ -475,7 +475,7 @@ static int cma_complete(struct ompi_win_t *win)
 }
 
 /* Window buffers are the processes' own memory: single-copy syscalls. */
-const ompi_osc_base_module_t ompi_osc_newrma_cma_table = {
+const ompi_osc_base_module_t ompi_osc_newrma_usermem_table = {
     NEWRMA_COMMON_ENTRIES,
     .osc_put = cma_put,
     .osc_get = cma_get,

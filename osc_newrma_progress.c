@@ -19,9 +19,9 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 typedef struct {
     opal_list_item_t super;
@@ -83,7 +83,7 @@ static int served_progress(void)
     }
     OPAL_LIST_FOREACH(item, &served_windows, served_window_t) {
         if (item->drain) {
-            count += osc_newrma_signal_progress(item->module);
+            count += osc_newrma_active_target_progress(item->module);
         }
         if (item->assist) {
             count += osc_newrma_assist_serve(item->module, now);
@@ -107,7 +107,7 @@ int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module)
 
 int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
 {
-    bool drain = osc_newrma_signal_needs_progress(module), assist = osc_newrma_assist_served(module), first;
+    bool drain = osc_newrma_active_target_needs_progress(module), assist = osc_newrma_assist_served(module), first;
     served_window_t *item;
 
     if (!drain && !assist) {

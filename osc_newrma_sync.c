@@ -20,9 +20,9 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_lock.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
 {

@@ -48,8 +48,8 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
-#include "osc_newrma_assist.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_mailbox.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_relay.h"
 #include "opal/runtime/opal_progress.h"
@@ -169,7 +169,7 @@ static double single_copy_speed(size_t bytes)
     memset(dst, 2, bytes);
     for (int i = 0 ; i < NEWRMA_SHARE_PROBE_TRIES ; ++i) {
         uint64_t t0 = osc_newrma_clock_ns(), t1, t2;
-        if (OMPI_SUCCESS != osc_newrma_cma_copy(getpid(), dst, (uint64_t) (uintptr_t) src, bytes, false)) {
+        if (OMPI_SUCCESS != osc_newrma_single_copy(getpid(), dst, (uint64_t) (uintptr_t) src, bytes, false)) {
             goto cleanup;
         }
         t1 = osc_newrma_clock_ns();
@@ -666,7 +666,7 @@ static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrm
         return osc_newrma_cas_single_copy(module, p->target, p->taddr, p->data, p->data + p->bytes, answer,
                                           p->bytes);
     }
-    return osc_newrma_cma_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
+    return osc_newrma_single_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
                                NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
                                NEWRMA_ASSIST_PUT == p->kind);
 }
@@ -818,7 +818,7 @@ static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
 {
     const share_copy_t *c = (const share_copy_t *) ctx;
 
-    return osc_newrma_cma_copy(c->pid, c->mine + off, c->theirs + off, len, c->write);
+    return osc_newrma_single_copy(c->pid, c->mine + off, c->theirs + off, len, c->write);
 }
 
 /* The origin's side of any shared operation: post it (the target joins
@@ -1287,9 +1287,9 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_cma_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
+        ret = osc_newrma_single_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
         if (OMPI_SUCCESS == ret && 0 != r->result_addr) {
-            ret = osc_newrma_cma_copy(r->pid, r->mine + at, r->result_addr + at, n, true);
+            ret = osc_newrma_single_copy(r->pid, r->mine + at, r->result_addr + at, n, true);
         }
         if (OMPI_SUCCESS == ret) {
             osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
@@ -1617,7 +1617,7 @@ int osc_newrma_assist_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
-    if (locked && !osc_newrma_acc_stripes_trylock(module, osc_newrma_cma_stripe_offset(module, module->rank, req.addr),
+    if (locked && !osc_newrma_acc_stripes_trylock(module, osc_newrma_usermem_stripe_offset(module, module->rank, req.addr),
                                                   bytes, &stripes)) {
         return 0;
     }

@@ -16,13 +16,13 @@
 #include "ompi/constants.h"
 #include "mpi.h"
 
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif
 
-bool osc_newrma_cma_init(void)
+bool osc_newrma_single_copy_init(void)
 {
     uint64_t probe_src = 0x6e6577726d61ull, probe_dst = 0;
     struct iovec local = { .iov_base = &probe_dst, .iov_len = sizeof(probe_dst) };
@@ -54,7 +54,7 @@ static void iov_consume(struct iovec **iov, size_t *count, size_t bytes)
     }
 }
 
-int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
+int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
                             struct iovec *remote, size_t nremote, bool write)
 {
     for (;;) {
@@ -83,7 +83,7 @@ int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
     return OMPI_SUCCESS;
 }
 
-int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write)
+int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write)
 {
     struct iovec liov = { .iov_base = local, .iov_len = len };
     struct iovec riov = { .iov_base = (void *) (uintptr_t) remote, .iov_len = len };
@@ -91,5 +91,5 @@ int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, boo
     if (0 == len) {
         return OMPI_SUCCESS;
     }
-    return osc_newrma_cma_transfer(pid, &liov, 1, &riov, 1, write);
+    return osc_newrma_single_copy_transfer(pid, &liov, 1, &riov, 1, write);
 }

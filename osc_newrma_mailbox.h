@@ -4,8 +4,8 @@
  * (osc_newrma_assist.c, docs/shared-segment.md "Assist mailbox").
  */
 
-#ifndef OSC_NEWRMA_ASSIST_H
-#define OSC_NEWRMA_ASSIST_H
+#ifndef OSC_NEWRMA_MAILBOX_H
+#define OSC_NEWRMA_MAILBOX_H
 
 #include <stdbool.h>
 #include <stddef.h>

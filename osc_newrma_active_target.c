@@ -56,8 +56,8 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
-#include "osc_newrma_signal.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_active_target.h"
+#include "osc_newrma_mailbox.h"
 #include "opal/runtime/opal_progress.h"
 
 /* ------------------------------------------------------------------ */
@@ -242,12 +242,12 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
  * for the origin to take its notices.  The origin may be anywhere in MPI
  * by then (a barrier, a receive), so such a window's ring is drained from
  * opal_progress too (osc_newrma_progress.c); no other window's is. */
-bool osc_newrma_signal_needs_progress(const ompi_osc_newrma_module_t *module)
+bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *module)
 {
     return ring_can_fill(module);
 }
 
-int osc_newrma_signal_progress(ompi_osc_newrma_module_t *module)
+int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
 {
     int count = 0;
 

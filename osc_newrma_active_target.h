@@ -4,8 +4,8 @@
  * (osc_newrma_signal.c).
  */
 
-#ifndef OSC_NEWRMA_SIGNAL_H
-#define OSC_NEWRMA_SIGNAL_H
+#ifndef OSC_NEWRMA_ACTIVE_TARGET_H
+#define OSC_NEWRMA_ACTIVE_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +35,7 @@ bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 /* windows whose post ring can fill are drained from opal_progress
  * (osc_newrma_progress.c): whether this one is, and one drain (if nobody
  * else holds the window's lock); returns the work done */
-bool osc_newrma_signal_needs_progress(const struct ompi_osc_newrma_module_t *module);
-int osc_newrma_signal_progress(struct ompi_osc_newrma_module_t *module);
+bool osc_newrma_active_target_needs_progress(const struct ompi_osc_newrma_module_t *module);
+int osc_newrma_active_target_progress(struct ompi_osc_newrma_module_t *module);
 
 #endif
