@@ -45,6 +45,8 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_relay.h"
 #include "osc_newrma_mailbox.h"
+#include "osc_newrma_node_policy.h"
+#include "osc_newrma_shared_copy.h"
 #include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
 
@@ -454,8 +456,8 @@ static int acc_cma_run(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (!is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
-        ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->old, range->remote,
+    if (!is_no_op(a) && osc_newrma_node_policy_shared_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
+        ret = osc_newrma_shared_copy_accumulate(a->module, a->target, range->origin, range->old, range->remote,
                                                  bytes, a->op, a->basic, acc_cma_range, range);
     }
     return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
@@ -496,8 +498,8 @@ static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *
             bytes += runs[k + i].iov_len;
         }
         ret = OMPI_ERR_WOULD_BLOCK;
-        if (osc_newrma_assist_relay_acc_fits(a->module, bytes, a->esize)) {
-            ret = osc_newrma_assist_relay_accumulate(a->module, a->target,
+        if (osc_newrma_node_policy_relay_acc_fits(a->module, bytes, a->esize)) {
+            ret = osc_newrma_relay_accumulate(a->module, a->target,
                                                      NULL != range->origin ? range->origin + off : NULL,
                                                      NULL != range->old ? range->old + off : NULL, &runs[k], m,
                                                      bytes, a->op, a->basic);
@@ -553,7 +555,7 @@ cleanup:
  * the number of runs. */
 static bool acc_runs_relayable(const acc_t *a, const struct iovec *runs, size_t nruns)
 {
-    if (SIZE_MAX == a->module->assist_relay_bytes) {
+    if (!osc_newrma_node_policy_relays(a->module)) {
         return false;
     }
     for (size_t i = 0 ; i < nruns ; ++i) {
@@ -768,7 +770,7 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
 }
 
 /* Single-copy path, simple case: hand it to the target if it is inside MPI
- * to apply it (osc_newrma_assist.c); OMPI_ERR_WOULD_BLOCK if it is not. */
+ * to apply it (osc_newrma_mailbox.c); OMPI_ERR_WOULD_BLOCK if it is not. */
 static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
                             int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                             struct ompi_op_t *op)
@@ -784,7 +786,7 @@ static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    return osc_newrma_assist_accumulate(module, target, taddr, target_disp, op, dt, count, origin_addr, result_addr);
+    return osc_newrma_mailbox_accumulate(module, target, taddr, target_disp, op, dt, count, origin_addr, result_addr);
 }
 
 /* Any accumulate, any datatypes, either path. */
@@ -837,12 +839,12 @@ static __opal_attribute_noinline__ int acc_single_copy_any(ompi_osc_newrma_modul
                                                            struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
     /* accumulates of one origin are ordered: one handed to a target first */
-    int ret = osc_newrma_assist_flush_pending(module);
+    int ret = osc_newrma_mailbox_flush_pending(module);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (simple && osc_newrma_assist_fits(module, target, target_count, target_dt)) {
+    if (simple && osc_newrma_node_policy_mailbox_fits(module, target, target_count, target_dt)) {
         ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
         if (OMPI_ERR_WOULD_BLOCK != ret) {
             return ret;
@@ -960,7 +962,7 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
                    ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
 {
     uint64_t taddr;
-    int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
+    int ret = osc_newrma_mailbox_flush_pending(module);   /* ordered after our earlier accumulates */
 
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_usermem_target_addr(module, target, target_disp, tl, &taddr);
@@ -968,8 +970,8 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (osc_newrma_assist_fits(module, target, 2, dt)) {
-        ret = osc_newrma_assist_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
+    if (osc_newrma_node_policy_mailbox_fits(module, target, 2, dt)) {
+        ret = osc_newrma_mailbox_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
         if (OMPI_ERR_WOULD_BLOCK != ret) {
             return ret;
         }

@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: signals between the processes of a window through its node
- * segment, for active-target synchronization.
+ * osc/newrma: active-target synchronization between the processes of a
+ * window through its node segment: the fence's node barrier and the PSCW
+ * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
  * Node barrier (fence), on the window's barrier line.  A window of at most
  * osc_newrma_fence_flat_ranks processes keeps one arrival word per rank
@@ -112,7 +113,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     unsigned int spins = 0;
 
     while (!barrier_done(module)) {
-        osc_newrma_assist_backoff(module, &spins);
+        osc_newrma_mailbox_backoff(module, &spins);
     }
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
 }

@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: barrier and PSCW signals through the node segment
- * (osc_newrma_signal.c).
+ * osc/newrma: active-target synchronization through the node segment
+ * (osc_newrma_active_target.c): the fence's node barrier and the PSCW post
+ * and completion notices.
  */
 
 #ifndef OSC_NEWRMA_ACTIVE_TARGET_H
