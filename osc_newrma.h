@@ -334,7 +334,7 @@ struct ompi_osc_newrma_module_t {
     bool same_disp_unit;
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
-    /* single-copy puts/gets not issued yet (osc_newrma_ops.c): contiguous,
+    /* single-copy puts/gets not issued yet (osc_newrma_usermem.c): contiguous,
      * at most cma_batch_bytes each, one target and one direction; issued as
      * one relay (a target inside MPI, assist_relay_bytes in all) or one
      * process_vm_writev/readv when the batch is full or changes target

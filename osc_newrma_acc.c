@@ -1,12 +1,18 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the accumulate family -- MPI_Accumulate, MPI_Get_accumulate,
- * MPI_Fetch_and_op, MPI_Compare_and_swap -- for both function tables.
+ * MPI_Fetch_and_op, MPI_Compare_and_swap -- for the node path's two function
+ * tables (direct, osc_newrma_ops.c; user memory, osc_newrma_usermem.c).
+ * On the user-memory table an operation may also be handed to the
+ * target's mailbox (osc_newrma_mailbox.c), shared with the target
+ * (osc_newrma_shared_copy.c) or relayed (osc_newrma_relay.c), as
+ * osc_newrma_node_policy.h decides; otherwise it is single copies under
+ * the stripes (osc_newrma_single_copy.c).
  *
  * Atomicity (MPI: accumulates to the same location with the same basic
  * datatype are atomic per element with respect to each other):
  *
- *  - direct and single-copy tables: every operation of the family reads,
+ *  - direct and user-memory tables: every operation of the family reads,
  *    combines and writes the target's bytes while holding the target's
  *    accumulate locks that cover them.  The locks are striped by offset in
  *    the target's window (osc_newrma_accumulate_stripes spin locks of
@@ -27,8 +33,10 @@
  *    runs under the component's AM lock -- one at a time.  Those windows
  *    have no direct or single-copy access, so the two schemes never meet.
  *
- * Operations complete before they return, in program order, so any
- * accumulate_ordering holds.
+ * Operations complete before they return, in program order -- except an
+ * accumulate without result handed to a target's mailbox, which completes
+ * at the window's next completion; every accumulate-family call completes
+ * that one first -- so any accumulate_ordering holds.
  */
 
 #include "ompi_config.h"
@@ -458,7 +466,7 @@ static int acc_cma_run(acc_t *a, acc_range_t *range, size_t bytes)
 
     if (!is_no_op(a) && osc_newrma_node_policy_shared_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
         ret = osc_newrma_shared_copy_accumulate(a->module, a->target, range->origin, range->old, range->remote,
-                                                 bytes, a->op, a->basic, acc_cma_range, range);
+                                                bytes, a->op, a->basic, acc_cma_range, range);
     }
     return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
 }
@@ -500,9 +508,9 @@ static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *
         ret = OMPI_ERR_WOULD_BLOCK;
         if (osc_newrma_node_policy_relay_acc_fits(a->module, bytes, a->esize)) {
             ret = osc_newrma_relay_accumulate(a->module, a->target,
-                                                     NULL != range->origin ? range->origin + off : NULL,
-                                                     NULL != range->old ? range->old + off : NULL, &runs[k], m,
-                                                     bytes, a->op, a->basic);
+                                              NULL != range->origin ? range->origin + off : NULL,
+                                              NULL != range->old ? range->old + off : NULL, &runs[k], m,
+                                              bytes, a->op, a->basic);
         }
         if (OMPI_ERR_WOULD_BLOCK == ret) {
             ret = acc_cma_runs_alone(a, range, &runs[k], m, off);

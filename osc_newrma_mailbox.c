@@ -156,8 +156,8 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
         if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_ASSIST_CLAIMED, false,
                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
             /* every way out of a request leaves the mailbox FREE under its sequence */
-            __atomic_store_n(&module->assist_box_hint, osc_newrma_mailbox_target_word(target, *mine | NEWRMA_ASSIST_FREE),
-                             __ATOMIC_RELAXED);
+            __atomic_store_n(&module->assist_box_hint,
+                             osc_newrma_mailbox_target_word(target, *mine | NEWRMA_ASSIST_FREE), __ATOMIC_RELAXED);
             return true;
         }
     }
@@ -231,7 +231,8 @@ bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_as
 /* A target answered: count it, and trust it for the next requests. */
 static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 {
-    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_ASSIST_TRUSTED_ANSWERS), __ATOMIC_RELAXED);
+    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_ASSIST_TRUSTED_ANSWERS),
+                     __ATOMIC_RELAXED);
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
 }
 
@@ -357,10 +358,10 @@ static int assist_defer(ompi_osc_newrma_module_t *module, int target, const osc_
 }
 
 int osc_newrma_mailbox_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                           uint64_t taddr, size_t bytes)
+                            uint64_t taddr, size_t bytes)
 {
-    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET, .count = (uint32_t) bytes,
-                             .addr = taddr };
+    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET,
+                                         .count = (uint32_t) bytes, .addr = taddr };
     osc_newrma_assist_pending_t what = { .local = local, .taddr = taddr, .bytes = bytes };
 
     return assist_defer(module, target, &req, &what, local, write ? bytes : 0);
@@ -400,8 +401,8 @@ static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrm
                                           p->bytes);
     }
     return osc_newrma_single_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
-                               NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
-                               NEWRMA_ASSIST_PUT == p->kind);
+                                  NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
+                                  NEWRMA_ASSIST_PUT == p->kind);
 }
 
 static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t patience)
@@ -456,12 +457,13 @@ static inline bool dt_indexable(struct ompi_datatype_t *dt)
 }
 
 int osc_newrma_mailbox_accumulate(ompi_osc_newrma_module_t *module, int target, uint64_t taddr, ptrdiff_t disp,
-                                 struct ompi_op_t *op, struct ompi_datatype_t *dt, int count,
-                                 const void *origin, void *result)
+                                  struct ompi_op_t *op, struct ompi_datatype_t *dt, int count,
+                                  const void *origin, void *result)
 {
     size_t bytes = (size_t) count * dt->super.size, in_bytes = &ompi_mpi_op_no_op.op == op ? 0 : bytes;
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_ACC, .want_result = NULL != result, .dt_id = (uint16_t) dt->id,
-                             .op_index = op->o_f_to_c_index, .count = (uint32_t) count, .addr = taddr };
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_ACC, .want_result = NULL != result,
+                                         .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
+                                         .count = (uint32_t) count, .addr = taddr };
 
     if (!dt_indexable(dt) || !ompi_op_is_intrinsic(op)) {
         return OMPI_ERR_WOULD_BLOCK;
@@ -479,12 +481,12 @@ int osc_newrma_mailbox_accumulate(ompi_osc_newrma_module_t *module, int target, 
 }
 
 int osc_newrma_mailbox_cas(ompi_osc_newrma_module_t *module, int target, uint64_t taddr,
-                          struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result)
+                           struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result)
 {
     size_t size = dt->super.size;
     uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD];
     osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_CAS, .want_result = 1, .dt_id = (uint16_t) dt->id,
-                             .count = 1, .addr = taddr };
+                                         .count = 1, .addr = taddr };
 
     if (!dt_indexable(dt)) {
         return OMPI_ERR_WOULD_BLOCK;
@@ -557,7 +559,8 @@ static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_assist_b
 
     __atomic_store_n(&box->state, sequence | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     memcpy(answer->payload, out, bytes);
-    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_ASSIST_DONE), __ATOMIC_RELEASE);
+    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_ASSIST_DONE),
+                     __ATOMIC_RELEASE);
 }
 
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
@@ -599,8 +602,9 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
-    if (locked && !osc_newrma_acc_stripes_trylock(module, osc_newrma_usermem_stripe_offset(module, module->rank, req.addr),
-                                                  bytes, &stripes)) {
+    if (locked
+        && !osc_newrma_acc_stripes_trylock(module, osc_newrma_usermem_stripe_offset(module, module->rank, req.addr),
+                                           bytes, &stripes)) {
         return 0;
     }
     taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;

@@ -182,7 +182,7 @@ static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_pee
 {
     int neighbour = (module->rank + 1) % module->size, value = -1;
     int ok = OMPI_SUCCESS == osc_newrma_single_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
-                                                 sizeof(value), false)
+                                                    sizeof(value), false)
              && value == neighbour;
 
     if (!ok) {

@@ -240,7 +240,7 @@ static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to
  * process, spin as long as other waits run progress: the other side is
  * copying a chunk, and a yield (a system call) noticed its end late.  On
  * an oversubscribed node, as long as the place that waits has learnt pays
- * (osc_newrma_shm.c): the two sides of a stream wait for each other in
+ * (osc_newrma_wait.c): the two sides of a stream wait for each other in
  * turn, as the two of a PSCW epoch do. */
 static inline void relay_pause_at(unsigned int *spins, osc_newrma_spin_site_t *site)
 {
@@ -491,20 +491,21 @@ static int relay_run(ompi_osc_newrma_module_t *module, int target, const osc_new
 }
 
 int osc_newrma_relay_move(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
-                            const struct iovec *remote, unsigned int nsegs, size_t bytes)
+                          const struct iovec *remote, unsigned int nsegs, size_t bytes)
 {
     osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
-                             .count = (uint32_t) module->rank };
+                                         .count = (uint32_t) module->rank };
 
     return relay_run(module, target, &req, local, NULL, remote, nsegs, bytes);
 }
 
 int osc_newrma_relay_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin, void *old,
-                                       const struct iovec *remote, unsigned int nsegs, size_t bytes,
-                                       struct ompi_op_t *op, struct ompi_datatype_t *dt)
+                                const struct iovec *remote, unsigned int nsegs, size_t bytes,
+                                struct ompi_op_t *op, struct ompi_datatype_t *dt)
 {
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_RELAY_ACC, .want_result = NULL != old, .dt_id = (uint16_t) dt->id,
-                             .op_index = op->o_f_to_c_index, .count = (uint32_t) module->rank };
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_RELAY_ACC, .want_result = NULL != old,
+                                         .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
+                                         .count = (uint32_t) module->rank };
     struct iovec elements = { .iov_base = (void *) origin, .iov_len = bytes };
 
     return relay_run(module, target, &req, &elements, (char *) old, remote, nsegs, bytes);

@@ -35,7 +35,7 @@
 
 static uint64_t share_chunk(const ompi_osc_newrma_module_t *module, size_t bytes)
 {
-    uint64_t chunk = ((uint64_t) bytes / module->assist_share_parts + NEWRMA_SHARE_PAGE - 1) & ~(uint64_t) (NEWRMA_SHARE_PAGE - 1);
+    uint64_t page = NEWRMA_SHARE_PAGE, chunk = ((uint64_t) bytes / module->assist_share_parts + page - 1) & ~(page - 1);
 
     return chunk < NEWRMA_SHARE_MIN_CHUNK ? NEWRMA_SHARE_MIN_CHUNK : chunk;
 }
@@ -124,25 +124,25 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
 }
 
 int osc_newrma_shared_copy(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
-                            uint64_t taddr, size_t bytes)
+                           uint64_t taddr, size_t bytes)
 {
     share_copy_t copy = { .pid = osc_newrma_shm_peer(&module->shm, target)->pid, .mine = local, .theirs = taddr,
                           .write = write };
     osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
-                             .count = (uint32_t) module->rank, .addr = taddr };
+                                         .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
-                            .chunk = share_chunk(module, bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
+                                .chunk = share_chunk(module, bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
 
     return share_run(module, target, &req, &init, sizeof(init), share_copy_chunk, &copy);
 }
 
 int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin,
-                                       void *result, uint64_t taddr, size_t bytes, struct ompi_op_t *op,
-                                       struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx)
+                                      void *result, uint64_t taddr, size_t bytes, struct ompi_op_t *op,
+                                      struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
     osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_SHARE_ACC, .want_result = NULL != result,
-                             .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
-                             .count = (uint32_t) module->rank, .addr = taddr };
+                                         .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
+                                         .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_result_t init = {
         .head = { .origin_addr = (uint64_t) (uintptr_t) origin, .bytes = bytes, .chunk = share_chunk(module, bytes),
                   .next = 0, .failed = NEWRMA_SHARE_NONE },
@@ -210,7 +210,7 @@ static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc
  * memory, write a get's from our memory to the origin's buffer, or reduce
  * an accumulate's into our memory. */
 int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
-                       const osc_newrma_mailbox_request_t *req)
+                                 const osc_newrma_mailbox_request_t *req)
 {
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;

@@ -1,6 +1,10 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: single-copy access through process_vm_readv/writev.
+ * osc/newrma: single copy -- another process's memory on the node read or
+ * written with one process_vm_readv/writev (Linux cross-memory attach), no
+ * help from that process.  The base mechanism of windows of user memory on
+ * one node (osc_newrma_usermem.c); the others there (mailbox, shared copy,
+ * relay) fall back to it.  See osc_newrma_single_copy.h.
  */
 
 #include "ompi_config.h"
@@ -55,7 +59,7 @@ static void iov_consume(struct iovec **iov, size_t *count, size_t bytes)
 }
 
 int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
-                            struct iovec *remote, size_t nremote, bool write)
+                                    struct iovec *remote, size_t nremote, bool write)
 {
     for (;;) {
         /* skipping empty entries first means a zero return is no progress */

@@ -26,7 +26,7 @@ bool osc_newrma_single_copy_init(void);
  * length.  Both arrays are consumed (modified).  A remote address that is
  * not mapped gives MPI_ERR_RMA_RANGE, any other failure OMPI_ERROR. */
 int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
-                            struct iovec *remote, size_t nremote, bool write);
+                                    struct iovec *remote, size_t nremote, bool write);
 
 /* Convenience for one contiguous block each side. */
 int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write);

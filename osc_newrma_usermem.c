@@ -46,7 +46,8 @@ static int usermem_pieces_send(ompi_osc_newrma_module_t *module, int target, boo
         ret = osc_newrma_relay_move(module, target, write, mine, theirs, count, bytes);
     }
     return OMPI_ERR_WOULD_BLOCK != ret ? ret
-        : osc_newrma_single_copy_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count, write);
+        : osc_newrma_single_copy_transfer(osc_newrma_shm_peer(&module->shm, target)->pid, mine, count, theirs, count,
+                                          write);
 }
 
 /* Issue the batch: one relay to a target inside MPI, where the kernel's

@@ -35,7 +35,7 @@ static inline void osc_newrma_cpu_relax(void)
 }
 
 /* What a place in the code that waits has learnt about spinning there on
- * an oversubscribed node (osc_newrma_shm.c, osc_newrma_backoff_at). */
+ * an oversubscribed node (osc_newrma_wait.c, osc_newrma_backoff_at). */
 typedef struct {
     unsigned int budget;          /* spins a wait may take before it yields */
     unsigned int spins;           /* the current wait's spins so far */
