@@ -507,14 +507,18 @@ int osc_newrma_mailbox_cas(ompi_osc_newrma_module_t *module, int target, uint64_
 
 /* Apply a request we have taken, to our own memory, under its stripe:
  * old values (or the compare-and-swap's result) into `out`. */
-static void apply(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_t *dt, const uint8_t *in, uint8_t *out)
+static void apply(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_t *dt, const uint8_t *in,
+                  uint8_t *out)
 {
     size_t size = NULL != dt ? dt->super.size : 0;
     char *t = (char *) (uintptr_t) req->addr;
 
-    if (NEWRMA_ASSIST_PUT == req->kind || NEWRMA_ASSIST_GET == req->kind) {
-        osc_newrma_copy_bytes(NEWRMA_ASSIST_PUT == req->kind ? (void *) t : (void *) out, NEWRMA_ASSIST_PUT == req->kind ? in : (const uint8_t *) t,
-               req->count);
+    if (NEWRMA_ASSIST_PUT == req->kind) {
+        osc_newrma_copy_bytes(t, in, req->count);
+        return;
+    }
+    if (NEWRMA_ASSIST_GET == req->kind) {
+        osc_newrma_copy_bytes(out, t, req->count);
         return;
     }
     if (NEWRMA_ASSIST_CAS == req->kind) {
@@ -530,7 +534,8 @@ static void apply(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_
 
 /* Bytes a request carries in (origin data [| compare]) and the target's
  * bytes it touches; 0 if the request cannot be valid (a stale copy). */
-static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_t **dt, size_t *in_bytes)
+static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_t **dt,
+                            size_t *in_bytes)
 {
     size_t bytes;
 

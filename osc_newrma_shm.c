@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the node's shared segment of a window (layout, creation,
- * mapping, teardown) and the primitives that live in it.
+ * mapping, teardown); reuse of a freed one is osc_newrma_shm_reuse.c's,
+ * the waits on what lives in it osc_newrma_wait.c's.
  *
  * Layout rules (ompi-rfc-fragmented-sm-allocations.txt):
  *  - one allocation per window per node, every region's offset and the exact
@@ -18,16 +19,13 @@
 #include "ompi_config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "opal/align.h"
-#include "opal/runtime/opal_progress.h"
 #include "opal/util/show_help.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/shmem/base/base.h"
