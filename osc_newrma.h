@@ -29,6 +29,7 @@
 #include "ompi/win/win.h"
 
 #include "osc_newrma_shm.h"
+#include "osc_newrma_wait.h"
 #include "osc_newrma_dynamic.h"
 
 /* Items of Open MPI's free lists pass from the thread that returns them to
@@ -127,7 +128,7 @@ struct ompi_osc_newrma_component_t {
 
     /* active-message path (osc_newrma_am_*.c) */
     opal_mutex_t am_lock;        /* guards every piece of AM state (and the one-time choice of
-                                  * the shared-copy policy, osc_newrma_assist.c) */
+                                  * the node policy's records, osc_newrma_node_policy.c) */
     opal_free_list_t ops;        /* global pool of operation elements */
     unsigned int targets_in_use; /* target elements taken from the global pool */
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
@@ -197,7 +198,7 @@ struct osc_newrma_target_t {
     /* active-message path: operation elements not issued yet (the operation
      * table's per-target list; empty whenever the element is reset) */
     opal_list_t pending;
-    /* from here to the end: what a reset zeroes (osc_newrma_target.c) */
+    /* from here to the end: what a reset zeroes (osc_newrma_op_table.c) */
     int rank;
     osc_newrma_lock_state_t lock_state;
     int lock_type;               /* MPI_LOCK_SHARED / MPI_LOCK_EXCLUSIVE */
@@ -258,8 +259,9 @@ typedef struct {
     size_t count;
 } osc_newrma_group_cache_t;
 
-/* A put or get handed to a target's assist mailbox and not completed yet
- * (osc_newrma_assist.c; at most one per window, single-threaded windows). */
+/* A put, get or accumulate handed to a target's mailbox and not completed
+ * yet (osc_newrma_mailbox.c; at most one per window, single-threaded
+ * windows). */
 typedef struct {
     bool active;
     uint8_t kind;                        /* NEWRMA_ASSIST_PUT / _GET / _ACC */
@@ -284,7 +286,7 @@ typedef struct {
 /* operations one single-copy batch holds (each a local and a remote iovec) */
 #define NEWRMA_CMA_BATCH 64
 
-/* How an origin saw a target's post (osc_newrma_signal.c), which tells
+/* How an origin saw a target's post (osc_newrma_active_target.c), which tells
  * MPI_Win_complete how to answer it: the target's post box slot `slot` at
  * box sequence `seq`, or a notice in our ring (NEWRMA_POST_RING: answered
  * through the target's completion counter); NEWRMA_POST_EARLY: an empty
@@ -296,7 +298,7 @@ typedef struct {
 } osc_newrma_post_match_t;
 
 /* A target's record of posts an origin answered before they came, taken
- * out of its post box when it was closed (osc_newrma_signal.c) */
+ * out of its post box when it was closed (osc_newrma_active_target.c) */
 typedef struct {
     int origin;
     uint32_t posts;
@@ -332,7 +334,7 @@ struct ompi_osc_newrma_module_t {
     bool same_disp_unit;
     bool alloc_shared_noncontig;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
-    /* single-copy puts/gets not issued yet (osc_newrma_ops.c): contiguous,
+    /* single-copy puts/gets not issued yet (osc_newrma_usermem.c): contiguous,
      * at most cma_batch_bytes each, one target and one direction; issued as
      * one relay (a target inside MPI, assist_relay_bytes in all) or one
      * process_vm_writev/readv when the batch is full or changes target
@@ -346,7 +348,8 @@ struct ompi_osc_newrma_module_t {
         size_t bytes;                    /* in all */
         struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
     } *cma_batch;
-    /* target-assisted accumulates (osc_newrma_assist.c) */
+    /* the user-memory path's mechanisms: limits set by the node policy
+     * (osc_newrma_node_policy.c), state of the mailbox (osc_newrma_mailbox.c) */
     size_t assist_max_bytes;             /* payload this process may ask for; 0: it asks nothing */
     size_t assist_serve_bytes;           /* payload of our own mailbox; 0: none (nothing to serve) */
     bool assist_attended;                /* ask targets that look present (else only PSCW hand-offs) */
@@ -575,15 +578,15 @@ void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module);
 /* qsort/bsearch comparison of ints */
 int osc_newrma_int_compare(const void *a, const void *b);
 
-/* osc_newrma_target.c: the slot array of target elements (made with the first one) */
+/* osc_newrma_op_table.c: the slot array of target elements (made with the first one) */
 void osc_newrma_slots_fini(ompi_osc_newrma_module_t *module);
 osc_newrma_target_t *osc_newrma_target_find(ompi_osc_newrma_module_t *module, int rank);
 osc_newrma_target_t *osc_newrma_target_add(ompi_osc_newrma_module_t *module, int rank);
 void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
 
-/* osc_newrma_ops.c: RMA operations, one set per function table */
+/* the node path's function tables (osc_newrma_ops.c, osc_newrma_usermem.c) */
 extern const ompi_osc_base_module_t ompi_osc_newrma_direct_table;
-extern const ompi_osc_base_module_t ompi_osc_newrma_cma_table;
+extern const ompi_osc_base_module_t ompi_osc_newrma_usermem_table;
 
 END_C_DECLS
 

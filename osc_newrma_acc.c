@@ -1,12 +1,18 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the accumulate family -- MPI_Accumulate, MPI_Get_accumulate,
- * MPI_Fetch_and_op, MPI_Compare_and_swap -- for both function tables.
+ * MPI_Fetch_and_op, MPI_Compare_and_swap -- for the node path's two function
+ * tables (direct, osc_newrma_ops.c; user memory, osc_newrma_usermem.c).
+ * On the user-memory table an operation may also be handed to the
+ * target's mailbox (osc_newrma_mailbox.c), shared with the target
+ * (osc_newrma_shared_copy.c) or relayed (osc_newrma_relay.c), as
+ * osc_newrma_node_policy.h decides; otherwise it is single copies under
+ * the stripes (osc_newrma_single_copy.c).
  *
  * Atomicity (MPI: accumulates to the same location with the same basic
  * datatype are atomic per element with respect to each other):
  *
- *  - direct and single-copy tables: every operation of the family reads,
+ *  - direct and user-memory tables: every operation of the family reads,
  *    combines and writes the target's bytes while holding the target's
  *    accumulate locks that cover them.  The locks are striped by offset in
  *    the target's window (osc_newrma_accumulate_stripes spin locks of
@@ -27,8 +33,10 @@
  *    runs under the component's AM lock -- one at a time.  Those windows
  *    have no direct or single-copy access, so the two schemes never meet.
  *
- * Operations complete before they return, in program order, so any
- * accumulate_ordering holds.
+ * Operations complete before they return, in program order -- except an
+ * accumulate without result handed to a target's mailbox, which completes
+ * at the window's next completion; every accumulate-family call completes
+ * that one first -- so any accumulate_ordering holds.
  */
 
 #include "ompi_config.h"
@@ -44,8 +52,10 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_relay.h"
-#include "osc_newrma_assist.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_mailbox.h"
+#include "osc_newrma_node_policy.h"
+#include "osc_newrma_shared_copy.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
 
 /* ------------------------------------------------------------------ */
@@ -436,11 +446,11 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
 
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, false);
+        ret = osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, false);
         if (OMPI_SUCCESS == ret) {
             combine_elements(a->op, a->basic, r->buffer, r->origin ? r->origin + at : NULL,
                              r->old ? r->old + at : NULL, n / a->esize, a->esize);
-            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_cma_copy(r->pid, r->buffer, r->remote + at, n, true);
+            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, true);
         }
     }
     return ret;
@@ -454,9 +464,9 @@ static int acc_cma_run(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
-    if (!is_no_op(a) && osc_newrma_assist_share_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
-        ret = osc_newrma_assist_share_accumulate(a->module, a->target, range->origin, range->old, range->remote,
-                                                 bytes, a->op, a->basic, acc_cma_range, range);
+    if (!is_no_op(a) && osc_newrma_node_policy_shared_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
+        ret = osc_newrma_shared_copy_accumulate(a->module, a->target, range->origin, range->old, range->remote,
+                                                bytes, a->op, a->basic, acc_cma_range, range);
     }
     return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
 }
@@ -496,11 +506,11 @@ static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *
             bytes += runs[k + i].iov_len;
         }
         ret = OMPI_ERR_WOULD_BLOCK;
-        if (osc_newrma_assist_relay_acc_fits(a->module, bytes, a->esize)) {
-            ret = osc_newrma_assist_relay_accumulate(a->module, a->target,
-                                                     NULL != range->origin ? range->origin + off : NULL,
-                                                     NULL != range->old ? range->old + off : NULL, &runs[k], m,
-                                                     bytes, a->op, a->basic);
+        if (osc_newrma_node_policy_relay_acc_fits(a->module, bytes, a->esize)) {
+            ret = osc_newrma_relay_accumulate(a->module, a->target,
+                                              NULL != range->origin ? range->origin + off : NULL,
+                                              NULL != range->old ? range->old + off : NULL, &runs[k], m,
+                                              bytes, a->op, a->basic);
         }
         if (OMPI_ERR_WOULD_BLOCK == ret) {
             ret = acc_cma_runs_alone(a, range, &runs[k], m, off);
@@ -553,7 +563,7 @@ cleanup:
  * the number of runs. */
 static bool acc_runs_relayable(const acc_t *a, const struct iovec *runs, size_t nruns)
 {
-    if (SIZE_MAX == a->module->assist_relay_bytes) {
+    if (!osc_newrma_node_policy_relays(a->module)) {
         return false;
     }
     for (size_t i = 0 ; i < nruns ; ++i) {
@@ -607,7 +617,7 @@ static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
             local[r].iov_base = image + ((uint64_t) (uintptr_t) runs[r].iov_base - first);
             local[r].iov_len = runs[r].iov_len;
         }
-        ret = osc_newrma_cma_transfer(pid, local, nruns, remote, nruns, write);
+        ret = osc_newrma_single_copy_transfer(pid, local, nruns, remote, nruns, write);
         if (OMPI_SUCCESS == ret && !write) {
             ret = acc_combine_locked(a, image - a->tl.gap);
         }
@@ -768,7 +778,7 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
 }
 
 /* Single-copy path, simple case: hand it to the target if it is inside MPI
- * to apply it (osc_newrma_assist.c); OMPI_ERR_WOULD_BLOCK if it is not. */
+ * to apply it (osc_newrma_mailbox.c); OMPI_ERR_WOULD_BLOCK if it is not. */
 static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
                             int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                             struct ompi_op_t *op)
@@ -779,12 +789,12 @@ static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin
     int ret = simple_access(module, target, count, dt, &tl, &esize);
 
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &tl, &taddr);
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, &tl, &taddr);
     }
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    return osc_newrma_assist_accumulate(module, target, taddr, target_disp, op, dt, count, origin_addr, result_addr);
+    return osc_newrma_mailbox_accumulate(module, target, taddr, target_disp, op, dt, count, origin_addr, result_addr);
 }
 
 /* Any accumulate, any datatypes, either path. */
@@ -811,8 +821,8 @@ static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr
         a.taddr = (uint64_t) (uintptr_t) local;
         a.window_offset = direct_offset(module, target, local) + (uint64_t) a.tl.gap;
     } else {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, &a.tl, &a.taddr);
-        a.window_offset = osc_newrma_cma_stripe_offset(module, target, a.taddr) + (uint64_t) a.tl.gap;
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, &a.tl, &a.taddr);
+        a.window_offset = osc_newrma_usermem_stripe_offset(module, target, a.taddr) + (uint64_t) a.tl.gap;
     }
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_datatype_iovecs(target_dt, target_count, (void *) (uintptr_t) a.taddr, &a.tl, &single,
@@ -837,12 +847,12 @@ static __opal_attribute_noinline__ int acc_single_copy_any(ompi_osc_newrma_modul
                                                            struct ompi_datatype_t *target_dt, struct ompi_op_t *op)
 {
     /* accumulates of one origin are ordered: one handed to a target first */
-    int ret = osc_newrma_assist_flush_pending(module);
+    int ret = osc_newrma_mailbox_flush_pending(module);
 
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (simple && osc_newrma_assist_fits(module, target, target_count, target_dt)) {
+    if (simple && osc_newrma_node_policy_mailbox_fits(module, target, target_count, target_dt)) {
         ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
         if (OMPI_ERR_WOULD_BLOCK != ret) {
             return ret;
@@ -937,17 +947,17 @@ int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uin
     acc_locks_t locks;
     int ret = OMPI_SUCCESS;
 
-    acc_lock(module, &locks, target, osc_newrma_cma_stripe_offset(module, target, taddr), size);
+    acc_lock(module, &locks, target, osc_newrma_usermem_stripe_offset(module, target, taddr), size);
     if (self) {
         memcpy(result_addr, (void *) (uintptr_t) taddr, size);
     } else {
-        ret = osc_newrma_cma_copy(pid, result_addr, taddr, size, false);
+        ret = osc_newrma_single_copy(pid, result_addr, taddr, size, false);
     }
     if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
         if (self) {
             memcpy((void *) (uintptr_t) taddr, origin_addr, size);
         } else {
-            ret = osc_newrma_cma_copy(pid, (void *) origin_addr, taddr, size, true);
+            ret = osc_newrma_single_copy(pid, (void *) origin_addr, taddr, size, true);
         }
     }
     acc_unlock(module, &locks);
@@ -960,16 +970,16 @@ static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, co
                    ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
 {
     uint64_t taddr;
-    int ret = osc_newrma_assist_flush_pending(module);   /* ordered after our earlier accumulates */
+    int ret = osc_newrma_mailbox_flush_pending(module);   /* ordered after our earlier accumulates */
 
     if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_cma_target_addr(module, target, target_disp, tl, &taddr);
+        ret = osc_newrma_usermem_target_addr(module, target, target_disp, tl, &taddr);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (osc_newrma_assist_fits(module, target, 2, dt)) {
-        ret = osc_newrma_assist_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
+    if (osc_newrma_node_policy_mailbox_fits(module, target, 2, dt)) {
+        ret = osc_newrma_mailbox_cas(module, target, taddr, dt, origin_addr, compare_addr, result_addr);
         if (OMPI_ERR_WOULD_BLOCK != ret) {
             return ret;
         }

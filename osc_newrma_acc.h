@@ -52,7 +52,7 @@ typedef struct {
     unsigned int first, count;
 } osc_newrma_acc_locks_t;
 
-/* At a target serving an assisted operation (osc_newrma_assist.c), on its
+/* At a target serving an assisted operation (osc_newrma_mailbox.c), on its
  * own window: take every accumulate stripe covering [offset, offset +
  * span) without waiting (false, holding none, if one is held: progress
  * must never wait, the holder may be this very thread), give them back;

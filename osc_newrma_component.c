@@ -17,7 +17,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_relay.h"
 
@@ -98,26 +98,31 @@ static void register_packet_counters(mca_base_component_t *version)
     }
 }
 
-/* MPI_T performance variables of target assistance (osc_newrma_assist.c):
- * requests targets applied for this process, requests it withdrew (no
- * answer in time) and applied itself, requests its PSCW epochs left to
- * their targets' MPI_Win_wait, bytes targets copied for it; and of the UCX
- * transport: messages that came by rendezvous (osc_newrma_ucx.c). */
+/* MPI_T performance variables of the mechanisms in which a target helps on
+ * windows of user memory on one node (osc_newrma_mailbox.c,
+ * osc_newrma_shared_copy.c, osc_newrma_relay.c): operations targets applied
+ * for this process, requests it took back (no target took them in time),
+ * operations its PSCW epochs left to their targets' MPI_Win_wait, bytes
+ * targets copied with it or relayed for it; and of the UCX transport:
+ * messages that came by rendezvous (osc_newrma_ucx.c). */
 static void register_path_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
-        { "assisted_ops", "Accumulate-family operations of this process that their targets applied "
-          "(single-copy windows, target inside MPI)", offsetof(ompi_osc_newrma_component_t, assisted_ops) },
-        { "assist_withdrawn", "Accumulate-family operations of this process handed to a target that did "
-          "not take them in time (then done by single-copy)", offsetof(ompi_osc_newrma_component_t, assist_withdrawn) },
-        { "assist_left", "Puts and accumulates of this process that MPI_Win_complete left in their targets' "
-          "mailboxes, for the targets' MPI_Win_wait to apply (single-copy windows)",
-          offsetof(ompi_osc_newrma_component_t, assist_left) },
-        { "shared_copy_bytes", "Bytes of this process's large puts and gets that their targets copied while "
-          "inside MPI (single-copy windows; the rest the origin copied)",
-          offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
-        { "relayed_bytes", "Bytes of this process's large puts and gets relayed through shared slots to "
-          "targets inside MPI (single-copy windows; see osc_newrma_relay_bytes)",
+        { "assisted_ops", "Small operations of this process (puts, gets, accumulates, fetch_and_op, "
+          "compare_and_swap) that their targets applied from their mailboxes (windows of user memory on one "
+          "node, target inside MPI)", offsetof(ompi_osc_newrma_component_t, assisted_ops) },
+        { "assist_withdrawn", "Requests this process posted in a target's mailbox and took back because the "
+          "target did not take them in time: small operations (then done by single copy), shared copies the "
+          "target never joined, relays (then copied another way)",
+          offsetof(ompi_osc_newrma_component_t, assist_withdrawn) },
+        { "assist_left", "Puts and accumulates without result of this process that MPI_Win_complete left in "
+          "their targets' mailboxes, for the targets' MPI_Win_wait to apply (windows of user memory on one "
+          "node)", offsetof(ompi_osc_newrma_component_t, assist_left) },
+        { "shared_copy_bytes", "Bytes of this process's large puts, gets and accumulates that their targets "
+          "copied (or reduced) while inside MPI (windows of user memory on one node; the rest the origin did; "
+          "see osc_newrma_assist_share_bytes)", offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
+        { "relayed_bytes", "Bytes of this process's puts, gets and accumulates relayed through shared slots "
+          "to targets inside MPI (windows of user memory on one node; see osc_newrma_relay_bytes)",
           offsetof(ompi_osc_newrma_component_t, relayed_bytes) },
         { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
           "others came eagerly; see osc_newrma_ucx_eager_limit)",
@@ -205,10 +210,12 @@ static int component_register(void)
         "faults or broadcast at creation (0: every window maps a new segment)",
         OPAL_INFO_LVL_5, 4 * 1024 * 1024, &c->segment_cache_bytes);
     register_uint("assist_timeout",
-        "Microseconds an origin waits for the target of a small accumulate, fetch_and_op or "
-        "compare_and_swap on an MPI_Win_create/create_dynamic window to apply it, when the target "
-        "is inside MPI (it ran progress lately); past that, the origin applies it itself by "
-        "single-copy (0: origins always do)",
+        "MPI_Win_create/create_dynamic windows on one node: microseconds an origin waits for a target "
+        "that looks inside MPI (it ran progress lately) to take a request posted in its mailbox -- a "
+        "small put, get, accumulate, fetch_and_op or compare_and_swap to apply, or a relay to serve; "
+        "past that, the origin takes the request back and does the operation itself (0: this process "
+        "asks nothing of its targets -- no hand-overs, shared copies or relays -- but still serves its "
+        "own mailbox)",
         OPAL_INFO_LVL_5, 5, &c->assist_timeout);
     c->assist_oversubscribed = false;
     (void) mca_base_component_var_register(version, "assist_oversubscribed",
@@ -230,10 +237,11 @@ static int component_register(void)
         "each takes in turn (the target process_vm_readv's a put's data, writev's a get's); a target "
         "computing outside MPI leaves it all to the origin.  Where memory bandwidth bounds a "
         "single-copy system call, one process copies below about 1 MiB at cache speed and sharing "
-        "costs more than it saves; left at its default, the first such window measures a 256 KiB "
-        "process_vm_readv against memcpy and shares from 64 KiB if the call copies at less than "
-        "half memcpy's speed (the kernel's per-page work bounds it, and two processes copying "
-        "nearly double it).  0: the origin always copies alone",
+        "costs more than it saves; left at its default, each process measures a 256 KiB "
+        "process_vm_readv against memcpy once, at its first such window, the window's processes "
+        "exchange their measurements at its creation, and the window shares from 64 KiB if the "
+        "slowest of them copies at less than half memcpy's speed (the kernel's per-page work bounds "
+        "it, and two processes copying nearly double it).  0: the origin always copies alone",
         OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
     c->relay_bytes_var = register_size("relay_bytes",
         "MPI_Win_create/create_dynamic windows on one node: contiguous puts or gets to one target "
@@ -405,7 +413,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     if (c->fence_flat_ranks > c->cacheline / sizeof(int64_t)) {
         c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
     }
-    c->cma_usable = c->use_cma && osc_newrma_cma_init();
+    c->cma_usable = c->use_cma && osc_newrma_single_copy_init();
     NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
 

@@ -3,8 +3,8 @@
  * osc/newrma: where an operation's bytes are.  Datatype layouts (with
  * overflow-safe spans), the target range check, target addresses for each
  * path, scatter lists from Open MPI's datatype engine, and local copies.
- * Shared by put/get (osc_newrma_ops.c) and the accumulate family
- * (osc_newrma_acc.c).
+ * Shared by put/get (osc_newrma_ops.c, osc_newrma_usermem.c) and the
+ * accumulate family (osc_newrma_acc.c).
  */
 
 #ifndef OSC_NEWRMA_DATATYPE_H
@@ -135,8 +135,8 @@ static inline int osc_newrma_direct_target_addr(ompi_osc_newrma_module_t *module
 }
 
 /* Target buffer address in the target's address space, range checked. */
-static inline int osc_newrma_cma_target_addr(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
-                                  const osc_newrma_layout_t *tgt, uint64_t *addr)
+static inline int osc_newrma_usermem_target_addr(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
+                                                 const osc_newrma_layout_t *tgt, uint64_t *addr)
 {
     const osc_newrma_peer_info_t *peer = osc_newrma_shm_peer(&module->shm, target);
     ptrdiff_t offset = 0;
@@ -156,10 +156,10 @@ static inline int osc_newrma_cma_target_addr(ompi_osc_newrma_module_t *module, i
 }
 
 /* The accumulate-stripe offset of a target address from
- * osc_newrma_cma_target_addr: from the window's base, or the address itself
+ * osc_newrma_usermem_target_addr: from the window's base, or the address itself
  * on a dynamic window (whose stripes follow addresses). */
-static inline uint64_t osc_newrma_cma_stripe_offset(const ompi_osc_newrma_module_t *module, int target,
-                                                    uint64_t addr)
+static inline uint64_t osc_newrma_usermem_stripe_offset(const ompi_osc_newrma_module_t *module, int target,
+                                                        uint64_t addr)
 {
     return MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? addr : addr - osc_newrma_shm_peer(&module->shm, target)->base;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "osc_newrma.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 
 void osc_newrma_dyn_init(osc_newrma_dyn_table_t *dyn)
 {
@@ -147,7 +147,7 @@ static int fetch_peer_table(ompi_osc_newrma_module_t *module, int target)
         if (OMPI_SUCCESS != ensure_capacity(&dyn->cache, &dyn->cache_capacity, count)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        int ret = osc_newrma_cma_copy(pid, dyn->cache, table_addr, count * sizeof(osc_newrma_region_t), false);
+        int ret = osc_newrma_single_copy(pid, dyn->cache, table_addr, count * sizeof(osc_newrma_region_t), false);
         opal_atomic_rmb();
         if (line->generation != generation) {
             continue;    /* the owner changed its table under us: read again */

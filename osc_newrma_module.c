@@ -19,12 +19,13 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
+#include "osc_newrma_node_policy.h"
 #include "osc_newrma_am.h"
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 #include "osc_newrma_fifo.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 /* Which table serves a window.  A window with a peer off this node (or
  * with every peer treated as remote, osc_newrma_force_remote) works by
@@ -72,7 +73,7 @@ static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
 {
     static const ompi_osc_base_module_t *const tables[] = {
         [NEWRMA_PATH_DIRECT] = &ompi_osc_newrma_direct_table,
-        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_cma_table,
+        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_usermem_table,
         [NEWRMA_PATH_AM] = &ompi_osc_newrma_am_table,
     };
     return tables[path];
@@ -136,10 +137,18 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     free(module);
 }
 
+/* May the window take the user-memory path (create or dynamic, another
+ * process to reach)? */
+static bool window_of_user_memory(const ompi_osc_newrma_module_t *module)
+{
+    return (MPI_WIN_FLAVOR_CREATE == module->flavor || MPI_WIN_FLAVOR_DYNAMIC == module->flavor) && module->size > 1;
+}
+
 /* What each process contributes to the segment's layout and peer info, the
- * address of a word its neighbour reads to test single-copy access, and its
- * accumulate granularity and path vote: one allgather on the user's
- * communicator. */
+ * address of a word its neighbour reads to test single-copy access, its
+ * accumulate granularity and path vote, and its single-copy speed (windows
+ * of user memory: what the node policy decides from): one allgather on the
+ * user's communicator. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
                               size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
@@ -153,6 +162,7 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
         .wants_am = wants_am(module->flavor, module->size),
         .segment_id = NULL != module->shm.base ? module->shm.id : 0,
         .segment_uses = module->shm.uses,
+        .single_copy_permille = window_of_user_memory(module) ? osc_newrma_node_policy_probe() : -1,
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
@@ -171,8 +181,8 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
 static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
 {
     int neighbour = (module->rank + 1) % module->size, value = -1;
-    int ok = OMPI_SUCCESS == osc_newrma_cma_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
-                                                 sizeof(value), false)
+    int ok = OMPI_SUCCESS == osc_newrma_single_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
+                                                    sizeof(value), false)
              && value == neighbour;
 
     if (!ok) {
@@ -216,6 +226,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     int flavor = module->flavor;
     osc_newrma_peer_input_t *peers = NULL;
     uint64_t granularity = 0;
+    int32_t speed_permille = -1;
     bool want_am = false;
     int ret;
 
@@ -230,6 +241,12 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     for (int i = 0 ; i < module->size ; ++i) {
         granularity = peers[i].acc_granularity > granularity ? peers[i].acc_granularity : granularity;
         want_am |= 0 != peers[i].wants_am;
+        /* the slowest single copy any process measured: the node policy
+         * of every process decides from the same value */
+        if (peers[i].single_copy_permille >= 0
+            && (speed_permille < 0 || peers[i].single_copy_permille < speed_permille)) {
+            speed_permille = (int32_t) peers[i].single_copy_permille;
+        }
     }
     ret = window_agree(module, granularity, want_am, false);
     if (OMPI_SUCCESS != ret) {
@@ -243,7 +260,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     ret = osc_newrma_shm_attach(module, comm, peers,
                                 NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
-        osc_newrma_assist_init(module);
+        osc_newrma_node_policy_init(module, speed_permille);
         ret = osc_newrma_progress_window_add(module);
     }
 out:
@@ -327,12 +344,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (OMPI_SUCCESS != ret) {
         goto error;
     }
-    /* a put or get handed to a target stays pending until the window's next
-     * completion: per window, like the batch, so not with threads either */
-    module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : osc_newrma_assist_move_max(module);
-    if (NULL == module->cma_batch) {
-        module->assist_relay_bytes = SIZE_MAX;   /* a relay is how a batch is issued */
-    }
+    osc_newrma_node_policy_batch_set(module);
     *model = MPI_WIN_UNIFIED;
     module->created = true;
     NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",
@@ -355,7 +367,7 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
         return ret;
     }
     /* an operation handed to a target is not left in its mailbox */
-    ret = osc_newrma_assist_flush_pending(module);
+    ret = osc_newrma_mailbox_flush_pending(module);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

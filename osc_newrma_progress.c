@@ -4,11 +4,15 @@
  *
  * Two kinds of work need the process's help while it is anywhere in MPI
  * (a barrier, a receive, another window's synchronization):
- *  - a post ring that can fill (osc_newrma_signal.c): posters wait for the
- *    owner to take its notices;
- *  - the assist mailbox of a window of user memory (osc_newrma_assist.c):
- *    origins hand small accumulates to the owner and fall back to
- *    single-copy when nobody answers.
+ *  - a post ring that can fill (osc_newrma_active_target.c): posters wait
+ *    for the owner to take its notices;
+ *  - the mailbox of a window of user memory on one node
+ *    (osc_newrma_mailbox.c): origins hand small operations to the owner
+ *    (falling back to single copy when nobody answers), and post shared
+ *    copies and relays there for it to join (osc_newrma_shared_copy.c,
+ *    osc_newrma_relay.c).  Progress also refreshes the owner's presence
+ *    stamp, which tells origins it is inside MPI (a clock reading every
+ *    NEWRMA_STAMP_EVERY calls).
  * One list and one progress callback for both, registered while the list is
  * not empty.  The callback never waits: it takes the list's lock with a try
  * (a thread freeing a window may hold it) and each piece of work is a try.
@@ -19,15 +23,15 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_progress.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 typedef struct {
     opal_list_item_t super;
     ompi_osc_newrma_module_t *module;
     bool drain;                      /* its post ring can fill */
-    bool assist;                     /* it serves its assist mailbox */
+    bool assist;                     /* it serves its mailbox */
 } served_window_t;
 static OBJ_CLASS_INSTANCE(served_window_t, opal_list_item_t, NULL, NULL);
 
@@ -65,10 +69,6 @@ static inline void served_leave(void)
     }
 }
 
-/* The presence stamp needs a clock reading; one every 8 calls keeps it
- * fresh to a microsecond or so in a progress loop, at a few ns a call. */
-#define NEWRMA_STAMP_EVERY 8
-
 static int served_progress(void)
 {
     served_window_t *item;
@@ -83,10 +83,10 @@ static int served_progress(void)
     }
     OPAL_LIST_FOREACH(item, &served_windows, served_window_t) {
         if (item->drain) {
-            count += osc_newrma_signal_progress(item->module);
+            count += osc_newrma_active_target_progress(item->module);
         }
         if (item->assist) {
-            count += osc_newrma_assist_serve(item->module, now);
+            count += osc_newrma_mailbox_serve(item->module, now);
         }
     }
     served_leave();
@@ -100,14 +100,14 @@ int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module)
     if (!served_enter()) {
         return 0;
     }
-    count = osc_newrma_assist_serve(module, 0);
+    count = osc_newrma_mailbox_serve(module, 0);
     served_leave();
     return count;
 }
 
 int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
 {
-    bool drain = osc_newrma_signal_needs_progress(module), assist = osc_newrma_assist_served(module), first;
+    bool drain = osc_newrma_active_target_needs_progress(module), assist = osc_newrma_mailbox_served(module), first;
     served_window_t *item;
 
     if (!drain && !assist) {
@@ -132,7 +132,7 @@ int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
     opal_mutex_unlock(&served_lock);
     if (assist) {
         /* present from now on, not only after the first progress calls */
-        (void) osc_newrma_assist_serve(module, osc_newrma_clock_ns());
+        (void) osc_newrma_mailbox_serve(module, osc_newrma_clock_ns());
     }
     return first ? opal_progress_register(served_progress) : OMPI_SUCCESS;
 }

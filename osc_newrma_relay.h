@@ -1,14 +1,15 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: relay staging areas (osc_newrma_relay.c).
+ * osc/newrma: relays (osc_newrma_relay.c).
  *
- * A relay moves a large contiguous put or get of a single-copy window
- * (MPI_Win_create/create_dynamic on one node) through shared memory when
- * its target is inside MPI: the writer copies a chunk into a slot, the
- * reader copies it out, the two streaming through NEWRMA_RELAY_SLOTS slots
- * -- two memcpys at cache speed where the kernel's process_vm_* may copy
- * far slower (docs/architecture.md, "Relays").  The mailbox protocol is
- * osc_newrma_assist.c's; this file only owns the memory:
+ * A relay moves a put, get or accumulate of a window of user memory on one
+ * node (MPI_Win_create/create_dynamic) through shared memory when its
+ * target is inside MPI: the writer copies a chunk into a slot, the reader
+ * copies it out, the two streaming through NEWRMA_RELAY_SLOTS slots -- two
+ * memcpys at cache speed where the kernel's process_vm_* may copy far
+ * slower (docs/architecture.md, "Relays").  The origin posts the relay in
+ * the target's mailbox (osc_newrma_mailbox.c); when to relay is
+ * osc_newrma_node_policy.h's, and so are the sizes below.
  *
  *  - each process has one staging area, for all its windows (so no
  *    window's memory grows): a memfd made on its first relay, mapped
@@ -25,15 +26,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
-#define NEWRMA_RELAY_SLOTS 4
-#define NEWRMA_RELAY_SLOT_BYTES (16 * 1024)
-/* mappings of other processes' areas a target keeps */
-#define NEWRMA_RELAY_PEERS 8
-/* the most target segments one relay scatters to or gathers from (a batch
- * of small puts or gets, the blocks of a derived datatype:
- * osc_newrma_ops.c, osc_newrma_acc.c) */
-#define NEWRMA_RELAY_SEGS 1024
+#include "osc_newrma.h"
+#include "osc_newrma_mailbox.h"
+#include "osc_newrma_node_policy.h"
 
 /* One target segment of a relay: address in the target, length. */
 typedef struct {
@@ -74,6 +71,38 @@ static inline char *osc_newrma_relay_slot(const osc_newrma_relay_area_t *area, u
 {
     return area->slots + (seq % NEWRMA_RELAY_SLOTS) * (uint64_t) NEWRMA_RELAY_SLOT_BYTES;
 }
+
+/* Origin side, puts and gets of the user-memory table -- a window's
+ * batch, or the contiguous pieces of a derived datatype's transfer -- to
+ * a target inside MPI (its presence stamp is fresh): stream the `bytes` of
+ * `nsegs` (at most NEWRMA_RELAY_SEGS) segments through this process's
+ * relay area -- the writer copies chunks into its slots, the reader out of
+ * them -- and return complete.  `local[i]` and `remote[i]` (target
+ * addresses) have the same length.  OMPI_ERR_WOULD_BLOCK: not done (target
+ * absent, mailbox busy, no area, not taken in time, or the target cannot
+ * map the area); the caller copies it another way. */
+int osc_newrma_relay_move(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
+                          const struct iovec *remote, unsigned int nsegs, size_t bytes);
+
+/* Origin side, accumulates and get_accumulates on the user-memory table
+ * to a target inside MPI, under the stripes of the whole span (the caller
+ * holds them for both processes): `bytes` of packed elements of predefined
+ * `dt` at `origin` (NULL for MPI_NO_OP) streamed through this process's
+ * relay area, NEWRMA_RELAY_ACC_CHUNK at a time; the target reduces each
+ * chunk into its `nsegs` (at most NEWRMA_RELAY_SEGS) segments `remote`, of
+ * whole elements, as it arrives, first leaving its old values in the slot
+ * for `old` (unless NULL; packed like `origin`).  Complete when it
+ * returns; OMPI_ERR_WOULD_BLOCK: nothing done, as osc_newrma_relay_move. */
+int osc_newrma_relay_accumulate(ompi_osc_newrma_module_t *module, int target, const void *origin, void *old,
+                                const struct iovec *remote, unsigned int nsegs, size_t bytes,
+                                struct ompi_op_t *op, struct ompi_datatype_t *dt);
+
+/* Target side, from osc_newrma_mailbox_serve: serve the relay posted
+ * (`posted`: the state seen; `req`: the copy of the request read before
+ * taking it) -- map the origin's area, stream, say DONE.  Returns the work
+ * done (0: not taken). */
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+                           const osc_newrma_mailbox_request_t *req);
 
 /* Component finalize: every mapping and the own area released. */
 void osc_newrma_relay_fini(void);

@@ -79,15 +79,15 @@ typedef struct {
     uint64_t count;
 } osc_newrma_peer_dyn_t;
 
-/* Target-assisted accumulates (osc_newrma_assist.c): the mailbox through
- * which an origin hands one small accumulate-family operation to a target
- * that is inside MPI, on one line that every origin may write (claim, post,
- * collect) and the target reads and answers on.  `state` is a sequence
+/* The mailbox of a window of user memory (osc_newrma_mailbox.c), through
+ * which an origin hands one small operation to a target that is inside MPI
+ * (or posts a shared copy or a relay), on one line that every origin may
+ * write (claim, post, collect) and the target reads and answers on.  `state` is a sequence
  * number (bumped by every claim, so a stale view cannot be mistaken for a
  * new request) over a NEWRMA_ASSIST_* state in its low bits. */
 typedef struct {
     volatile uint32_t state;
-    uint8_t kind;                    /* NEWRMA_ASSIST_ACC / _CAS */
+    uint8_t kind;                    /* NEWRMA_ASSIST_* (osc_newrma_mailbox.h) */
     uint8_t want_result;             /* accumulate: old values back in the payload */
     uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
     uint8_t op_index;                /* Fortran index of the intrinsic op (predefined: < 256) */
@@ -120,7 +120,7 @@ typedef struct {
  * than in each origin's ring, and each origin completes by writing its
  * `done` word on the same line -- so a post and its completion move one
  * line back and forth, like a ping-pong, where ring + counter moved two
- * (osc_newrma_signal.c).  `seq` is a seqlock: odd while the owner rewrites
+ * (osc_newrma_active_target.c).  `seq` is a seqlock: odd while the owner rewrites
  * the box, even when published; `done[k]` holds the published seq once
  * origin[k] completed.  Larger posts (and MPI_MODE_NOCHECK epochs) use the
  * ring and the `completes` counter. */
@@ -155,6 +155,8 @@ typedef struct {
     uint64_t wants_am;          /* a vote for active messages (create/dynamic) */
     uint64_t segment_id;        /* the freed segment this process keeps (0: none) */
     uint64_t segment_uses;      /* and how many windows it has served */
+    int64_t single_copy_permille;   /* its single-copy speed in thousandths of memcpy's
+                                     * (osc_newrma_node_policy_probe; -1: not measured) */
 } osc_newrma_peer_input_t;
 
 /* What the layout depends on; identical in every process of the window. */
@@ -352,19 +354,6 @@ static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *
     return (osc_newrma_peer_dyn_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.dyn_in_rank);
 }
 
-/* One spin-wait step: tell the CPU we are spinning (frees the core's
- * resources for a sibling hardware thread, saves power). */
-static inline void osc_newrma_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    opal_atomic_rmb();
-#endif
-}
-
 /* A full barrier right after an atomic read-modify-write, where a store must
  * be ordered before a later load (the Dekker-style pairs of the locks): x86's
  * locked instructions are full barriers already, so there only the compiler
@@ -377,81 +366,6 @@ static inline void osc_newrma_mb_after_rmw(void)
     opal_atomic_mb();
 #endif
 }
-
-/* What a place in the code that waits has learnt about spinning there on
- * an oversubscribed node (osc_newrma_shm.c, osc_newrma_backoff_at). */
-typedef struct {
-    unsigned int budget;          /* spins a wait may take before it yields */
-    unsigned int spins;           /* the current wait's spins so far */
-    uint64_t probe_window;        /* the probe window this site is probing in, 0: none */
-    unsigned int probe_every;     /* probes in one probe window of this many (a power of 2) */
-    unsigned int probe_proposal;  /* twice the most spins a paid probe of the window took */
-    unsigned int probes_paid;     /* probes of the window that ended inside their spins */
-    unsigned int probes_outlasted;
-    bool probing;                 /* the current wait is a probe */
-    bool outlasted;               /* the current wait has outlasted its budget */
-} osc_newrma_spin_site_t;
-
-#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN 2
-#define OSC_NEWRMA_SPIN_SITE_INITIALIZER                                                           \
-    {                                                                                              \
-        .budget = NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN, .probe_every = 1                           \
-    }
-
-/* On an oversubscribed node: the spins a wait at `site` may take before it
- * yields; spins: the wait's count so far, 1 at its first step (from which
- * the site learns: call it at every step). */
-unsigned int osc_newrma_oversubscribed_spins(unsigned int spins, osc_newrma_spin_site_t *site);
-
-/* CLOCK_MONOTONIC in ns: one clock for every process of the node */
-uint64_t osc_newrma_clock_ns(void);
-
-/* Polite spinning: a short busy phase, then progress + yield, so that
- * oversubscribed runs (more ranks than cores) stay fast.  spins: the
- * caller's count for this wait, 0 at its start. */
-void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
-
-/* the spin site of the place in the code where this expands: each place
- * that waits learns on its own (per thread), as waits at one place wait for
- * one kind of event */
-#define OSC_NEWRMA_SPIN_SITE()                                                                     \
-    ({                                                                                             \
-        static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
-        &osc_newrma_spin_site_;                                                                    \
-    })
-
-/* With a core per process: how many steps past its busy phase a wait runs
- * progress (and a pause) before it also yields the core -- about 20 us here
- * (one opal_progress with newrma's callback 65 ns, a pause 23 ns).  A
- * yield is a system call (0.38 us on the AMD VM), and a wait in the middle
- * of one notices the awaited store that much later: a target's
- * MPI_Win_wait, yielding from 0.4 us on, noticed the end of a 32 KiB put
- * late and so posted the next epoch late -- PSCW rows of 32 KiB and more
- * took 0.4-0.6 us longer than the same operation under flush
- * (docs/performance.md, session 31).  Nothing else needs the core then; a
- * longer wait still yields, for whatever does (a progress thread bound to
- * the same core, another job's process). */
-#define NEWRMA_PROGRESS_SPINS 256
-
-/* The busy phase of a wait on a node that is not oversubscribed, in line:
- * it needs no spin site, which -- thread-local in a shared library -- costs
- * a __tls_get_addr call, and that on every poll delayed noticing the store
- * being waited for.  False: take the rest of the step out of line. */
-#define NEWRMA_BUSY_SPINS 16    /* before the first yield: with a core per process the awaited
-                                 * write is usually a line transfer away, a yield microseconds */
-static inline bool osc_newrma_busy_spin(unsigned int *spins)
-{
-    if (opal_progress_yield_when_idle || *spins + 1 >= NEWRMA_BUSY_SPINS) {
-        return false;
-    }
-    ++*spins;
-    osc_newrma_cpu_relax();
-    return true;
-}
-
-/* one step of a wait */
-#define osc_newrma_backoff(spins)                                                                  \
-    ((void) (osc_newrma_busy_spin(spins) || (osc_newrma_backoff_at((spins), OSC_NEWRMA_SPIN_SITE()), true)))
 
 END_C_DECLS
 

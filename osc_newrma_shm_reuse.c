@@ -31,7 +31,7 @@
 #include "opal/util/sys_limits.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 static struct {
     opal_mutex_t lock;          /* creation and free may run in several threads */

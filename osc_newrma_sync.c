@@ -20,9 +20,9 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_mailbox.h"
 #include "osc_newrma_lock.h"
-#include "osc_newrma_signal.h"
+#include "osc_newrma_active_target.h"
 
 static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
 {
@@ -361,8 +361,8 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
         return MPI_ERR_RMA_SYNC;
     }
     /* every origin has completed, and left nothing in our mailbox to apply */
-    while (!osc_newrma_completions_arrived(module) || !osc_newrma_assist_drained(module)) {
-        osc_newrma_assist_backoff(module, &spins);
+    while (!osc_newrma_completions_arrived(module) || !osc_newrma_mailbox_drained(module)) {
+        osc_newrma_mailbox_backoff(module, &spins);
     }
     module->exposure_active = false;
     return OMPI_SUCCESS;
@@ -376,7 +376,7 @@ int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
     if (!module->exposure_active) {
         return MPI_ERR_RMA_SYNC;
     }
-    if (osc_newrma_completions_arrived(module) && osc_newrma_assist_drained(module)) {
+    if (osc_newrma_completions_arrived(module) && osc_newrma_mailbox_drained(module)) {
         module->exposure_active = false;
         *flag = 1;
     }

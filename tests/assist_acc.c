@@ -1,5 +1,5 @@
 /*
- * Target-assisted accumulates (osc_newrma_assist.c) on create and dynamic
+ * Target-assisted accumulates (osc_newrma_mailbox.c) on create and dynamic
  * windows: rank 0 is the target of every origin's accumulate family, first
  * while it waits inside MPI (MPI_Barrier: its progress serves the mailbox),
  * then while it computes outside MPI (it spins on plain loads of its own

@@ -1,5 +1,5 @@
 /*
- * Operations handed to a target and completed later (osc_newrma_assist.c):
+ * Operations handed to a target and completed later (osc_newrma_mailbox.c):
  * on create and dynamic windows a small put, get or accumulate (no result)
  * may be posted to a target inside MPI and left pending until the window's
  * next completion point.  Every completion point must complete it, with

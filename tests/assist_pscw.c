@@ -1,5 +1,5 @@
 /*
- * PSCW hand-offs (osc_newrma_assist.c, osc_newrma_assist_complete_epoch):
+ * PSCW hand-offs (osc_newrma_mailbox.c, osc_newrma_mailbox_complete_epoch):
  * on create and dynamic windows a small put or accumulate without result
  * issued in a PSCW access epoch is posted to the target's mailbox, and
  * MPI_Win_complete returns without waiting for it -- MPI completes a put

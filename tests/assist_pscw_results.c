@@ -1,5 +1,5 @@
 /*
- * PSCW epochs with result-bearing operations (osc_newrma_assist.c): on
+ * PSCW epochs with result-bearing operations (osc_newrma_mailbox.c): on
  * create and dynamic windows a fetch_and_op, get_accumulate or
  * compare_and_swap issued in a PSCW access epoch is posted to the target's
  * mailbox and answered by the target -- its MPI_Win_wait, or the progress

@@ -1,5 +1,5 @@
 /*
- * Relays (osc_newrma_assist.c, osc_newrma_relay.c): tests/assist_share.c's
+ * Relays (osc_newrma_relay.c): tests/assist_share.c's
  * phases with large contiguous puts and gets streamed through the origin's
  * shared slots instead of shared copies -- a target inside MPI copies a
  * put's chunks out of them (a get's into them) while the origin copies the

@@ -1,5 +1,5 @@
 /*
- * Shared copies (osc_newrma_assist.c, osc_newrma_assist_share): on create
+ * Shared copies (osc_newrma_shared_copy.c): on create
  * and dynamic windows a large contiguous put or get to a target that is
  * inside MPI is copied by both processes, chunk by chunk, each taking the
  * next chunk in turn.  Every byte must land exactly once and in its place,

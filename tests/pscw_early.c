@@ -1,6 +1,6 @@
 /*
  * Early completions: an access epoch that issues no operation may answer a
- * target's next post before it comes (osc_newrma_signal.c).  The
+ * target's next post before it comes (osc_newrma_active_target.c).  The
  * schedules below mix empty epochs and epochs with puts, so that origins
  * run ahead of their targets' posts, and make the targets change their
  * post groups under them: a repost to the same group (the box re-armed),

@@ -1,5 +1,5 @@
 /*
- * Relayed accumulates (osc_newrma_assist.c osc_newrma_assist_relay_accumulate):
+ * Relayed accumulates (osc_newrma_relay.c osc_newrma_relay_accumulate):
  * on create and dynamic windows an accumulate or get_accumulate of
  * osc_newrma_relay_bytes or more, of a predefined type whose size divides
  * the 8 KiB chunk, to a target inside MPI streams the origin's elements

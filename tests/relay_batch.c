@@ -1,6 +1,6 @@
 /*
- * Batched relays (osc_newrma_ops.c cma_batch_issue, osc_newrma_assist.c
- * osc_newrma_assist_relay): on create and dynamic windows, contiguous puts
+ * Batched relays (osc_newrma_usermem.c usermem_batch_issue, osc_newrma_relay.c
+ * osc_newrma_relay_move): on create and dynamic windows, contiguous puts
  * or gets to one target gather in the window's batch (up to 64), and a
  * batch of osc_newrma_relay_bytes or more goes, if the target is inside
  * MPI, as one stream through the origin's relay slots: the target scatters

@@ -1,6 +1,6 @@
 /*
- * Relays with more ranks than cores, at the defaults (osc_newrma_assist.c,
- * share_policy_choose; osc_newrma_ops.c, cma_pieces_relayed).  Open MPI
+ * Relays with more ranks than cores, at the defaults (osc_newrma_node_policy.c,
+ * share_policy_choose; osc_newrma_node_policy_relay_pieces).  Open MPI
  * then yields when idle, targets are not asked for small operations, and a
  * relay's hand-over costs a context switch or two: a put or get batch is
  * relayed only from 128 KiB or from 16 pieces (and from 32 KiB in all), or

@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: signals between the processes of a window through its node
- * segment, for active-target synchronization.
+ * osc/newrma: active-target synchronization between the processes of a
+ * window through its node segment: the fence's node barrier and the PSCW
+ * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
  * Node barrier (fence), on the window's barrier line.  A window of at most
  * osc_newrma_fence_flat_ranks processes keeps one arrival word per rank
@@ -56,8 +57,8 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
-#include "osc_newrma_signal.h"
-#include "osc_newrma_assist.h"
+#include "osc_newrma_active_target.h"
+#include "osc_newrma_mailbox.h"
 #include "opal/runtime/opal_progress.h"
 
 /* ------------------------------------------------------------------ */
@@ -112,7 +113,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     unsigned int spins = 0;
 
     while (!barrier_done(module)) {
-        osc_newrma_assist_backoff(module, &spins);
+        osc_newrma_mailbox_backoff(module, &spins);
     }
     opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
 }
@@ -242,12 +243,12 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
  * for the origin to take its notices.  The origin may be anywhere in MPI
  * by then (a barrier, a receive), so such a window's ring is drained from
  * opal_progress too (osc_newrma_progress.c); no other window's is. */
-bool osc_newrma_signal_needs_progress(const ompi_osc_newrma_module_t *module)
+bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *module)
 {
     return ring_can_fill(module);
 }
 
-int osc_newrma_signal_progress(ompi_osc_newrma_module_t *module)
+int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
 {
     int count = 0;
 

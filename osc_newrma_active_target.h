@@ -1,11 +1,12 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: barrier and PSCW signals through the node segment
- * (osc_newrma_signal.c).
+ * osc/newrma: active-target synchronization through the node segment
+ * (osc_newrma_active_target.c): the fence's node barrier and the PSCW post
+ * and completion notices.
  */
 
-#ifndef OSC_NEWRMA_SIGNAL_H
-#define OSC_NEWRMA_SIGNAL_H
+#ifndef OSC_NEWRMA_ACTIVE_TARGET_H
+#define OSC_NEWRMA_ACTIVE_TARGET_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -35,7 +36,7 @@ bool osc_newrma_completions_arrived(struct ompi_osc_newrma_module_t *module);
 /* windows whose post ring can fill are drained from opal_progress
  * (osc_newrma_progress.c): whether this one is, and one drain (if nobody
  * else holds the window's lock); returns the work done */
-bool osc_newrma_signal_needs_progress(const struct ompi_osc_newrma_module_t *module);
-int osc_newrma_signal_progress(struct ompi_osc_newrma_module_t *module);
+bool osc_newrma_active_target_needs_progress(const struct ompi_osc_newrma_module_t *module);
+int osc_newrma_active_target_progress(struct ompi_osc_newrma_module_t *module);
 
 #endif

@@ -6,8 +6,8 @@
  * allocated privately, are reached without the target's help.
  */
 
-#ifndef OSC_NEWRMA_CMA_H
-#define OSC_NEWRMA_CMA_H
+#ifndef OSC_NEWRMA_SINGLE_COPY_H
+#define OSC_NEWRMA_SINGLE_COPY_H
 
 #include "ompi_config.h"
 
@@ -20,17 +20,17 @@ BEGIN_C_DECLS
 
 /* Allow peers to attach to us (Yama ptrace_scope 1) and check that the
  * syscalls exist and work on ourselves.  Called once at component init. */
-bool osc_newrma_cma_init(void);
+bool osc_newrma_single_copy_init(void);
 
 /* Move bytes between local and remote scatter lists of the same total
  * length.  Both arrays are consumed (modified).  A remote address that is
  * not mapped gives MPI_ERR_RMA_RANGE, any other failure OMPI_ERROR. */
-int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
-                            struct iovec *remote, size_t nremote, bool write);
+int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
+                                    struct iovec *remote, size_t nremote, bool write);
 
 /* Convenience for one contiguous block each side. */
-int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write);
+int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write);
 
 END_C_DECLS
 
-#endif /* OSC_NEWRMA_CMA_H */
+#endif /* OSC_NEWRMA_SINGLE_COPY_H */

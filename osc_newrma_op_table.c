@@ -1,7 +1,9 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: the window's slot array of target elements
- * (mpich-new-rma-design.txt, "Data structures").
+ * osc/newrma: a window's operation table (mpich-new-rma-design.txt,
+ * "Data structures"), kept at the origin: the slot array of target
+ * elements, one per target the origin is in an epoch with (its lock and
+ * epoch states, and on the active-message path its queue of operations).
  *
  * A fixed number of slots (MCA parameter osc_newrma_slots) per window; a
  * target element lives in slot rank % slots.  Memory is O(slots + targets the

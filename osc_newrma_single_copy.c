@@ -1,6 +1,10 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: single-copy access through process_vm_readv/writev.
+ * osc/newrma: single copy -- another process's memory on the node read or
+ * written with one process_vm_readv/writev (Linux cross-memory attach), no
+ * help from that process.  The base mechanism of windows of user memory on
+ * one node (osc_newrma_usermem.c); the others there (mailbox, shared copy,
+ * relay) fall back to it.  See osc_newrma_single_copy.h.
  */
 
 #include "ompi_config.h"
@@ -16,13 +20,13 @@
 #include "ompi/constants.h"
 #include "mpi.h"
 
-#include "osc_newrma_cma.h"
+#include "osc_newrma_single_copy.h"
 
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif
 
-bool osc_newrma_cma_init(void)
+bool osc_newrma_single_copy_init(void)
 {
     uint64_t probe_src = 0x6e6577726d61ull, probe_dst = 0;
     struct iovec local = { .iov_base = &probe_dst, .iov_len = sizeof(probe_dst) };
@@ -54,8 +58,8 @@ static void iov_consume(struct iovec **iov, size_t *count, size_t bytes)
     }
 }
 
-int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
-                            struct iovec *remote, size_t nremote, bool write)
+int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
+                                    struct iovec *remote, size_t nremote, bool write)
 {
     for (;;) {
         /* skipping empty entries first means a zero return is no progress */
@@ -83,7 +87,7 @@ int osc_newrma_cma_transfer(pid_t pid, struct iovec *local, size_t nlocal,
     return OMPI_SUCCESS;
 }
 
-int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write)
+int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, bool write)
 {
     struct iovec liov = { .iov_base = local, .iov_len = len };
     struct iovec riov = { .iov_base = (void *) (uintptr_t) remote, .iov_len = len };
@@ -91,5 +95,5 @@ int osc_newrma_cma_copy(pid_t pid, void *local, uint64_t remote, size_t len, boo
     if (0 == len) {
         return OMPI_SUCCESS;
     }
-    return osc_newrma_cma_transfer(pid, &liov, 1, &riov, 1, write);
+    return osc_newrma_single_copy_transfer(pid, &liov, 1, &riov, 1, write);
 }
