@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "opal/datatype/opal_convertor.h"
+#include "opal/util/bit_ops.h"
 #include "ompi/mca/osc/base/osc_base_obj_convert.h"
 #include "ompi/datatype/ompi_datatype_internal.h"
 #include "ompi/op/op.h"
@@ -95,12 +96,9 @@ static inline void stripe_unlock(volatile int32_t *word)
 
 unsigned int osc_newrma_acc_shift(size_t granularity)
 {
-    unsigned int shift = 0;
-
-    while (shift < 63 && ((size_t) 1 << shift) < granularity) {
-        ++shift;
-    }
-    return shift;
+    /* opal_cube_dim takes an int: a stripe of 2^30 bytes is as good as one
+     * stripe per window anyway */
+    return (unsigned int) opal_cube_dim(granularity < ((size_t) 1 << 30) ? (int) granularity : 1 << 30);
 }
 
 /* Stripes first .. first + count - 1 modulo stripes, in ascending index

@@ -11,6 +11,7 @@
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/runtime/opal.h"
+#include "opal/util/bit_ops.h"
 #include "opal/util/show_help.h"
 
 #include "ompi/mca/osc/base/base.h"
@@ -353,13 +354,11 @@ static int component_register(void)
     return OMPI_SUCCESS;
 }
 
-/* The largest power of two not above `value` (> 0). */
+/* The largest power of two not above `value` (> 0), at most 2^29 (far
+ * more slots or stripes than memory could hold): opal_hibit takes an int. */
 static unsigned int round_down_to_power_of_two(unsigned int value)
 {
-    while (value & (value - 1)) {
-        value &= value - 1;
-    }
-    return value;
+    return 1u << opal_hibit(value < (1u << 29) ? (int) value : 1 << 29, 30);
 }
 
 /* ------------------------------------------------------------------ */
