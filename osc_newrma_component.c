@@ -421,7 +421,6 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     /* the active-message path's shared state */
     OBJ_CONSTRUCT(&c->am_lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->loopback, opal_list_t);
     OBJ_CONSTRUCT(&c->am_windows, opal_hash_table_t);
     ret = opal_hash_table_init(&c->am_windows, 16);
     if (OPAL_SUCCESS != ret) {
@@ -442,7 +441,6 @@ static int component_finalize(void)
     osc_newrma_shm_cache_flush();
     OBJ_DESTRUCT(&c->ops);
     OBJ_DESTRUCT(&c->am_windows);
-    OPAL_LIST_DESTRUCT(&c->loopback);
     OBJ_DESTRUCT(&c->am_lock);
     osc_newrma_progress_fini();
     osc_newrma_relay_fini();
