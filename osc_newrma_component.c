@@ -102,7 +102,7 @@ static void register_packet_counters(mca_base_component_t *version)
  * requests targets applied for this process, requests it withdrew (no
  * answer in time) and applied itself, requests its PSCW epochs left to
  * their targets' MPI_Win_wait, bytes targets copied for it; and of the UCX
- * transport: messages that came by rendezvous (osc_newrma_ucx.c). */
+ * transport: messages that came by rendezvous (osc_newrma_transport_ucx.c). */
 static void register_path_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
