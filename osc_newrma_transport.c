@@ -11,6 +11,7 @@
 #include "ompi_config.h"
 
 #include <poll.h>
+#include <stddef.h>
 
 #include "osc_newrma.h"
 #include "osc_newrma_transport.h"
@@ -40,19 +41,6 @@ const osc_newrma_transport_t *osc_newrma_transport_of(const ompi_osc_newrma_modu
 /* window life cycle                                                   */
 /* ------------------------------------------------------------------ */
 
-int osc_newrma_transports_window_init(ompi_osc_newrma_module_t *module)
-{
-    for (int i = 0 ; i < NTRANSPORTS ; ++i) {
-        if (NULL != transports[i]->window_init) {
-            int ret = transports[i]->window_init(module);
-            if (OMPI_SUCCESS != ret) {
-                return ret;
-            }
-        }
-    }
-    return OMPI_SUCCESS;
-}
-
 /* Is some peer of the window reached by none of the first `n` transports? */
 static bool peer_beyond(const ompi_osc_newrma_module_t *module, int n)
 {
@@ -68,30 +56,41 @@ static bool peer_beyond(const ompi_osc_newrma_module_t *module, int n)
     return false;
 }
 
-int osc_newrma_transports_window_connect(ompi_osc_newrma_module_t *module)
+typedef int (*window_step_t)(ompi_osc_newrma_module_t *module);
+
+/* Run one window step (the operation at offset `step` of the struct) of
+ * every transport that has it, in table order, stopping at the first
+ * failure; `beyond`: only of transports some peer needs (no earlier one
+ * reaches it). */
+static int window_step(ompi_osc_newrma_module_t *module, size_t step, bool beyond)
 {
     for (int i = 0 ; i < NTRANSPORTS ; ++i) {
-        if (NULL != transports[i]->window_connect && peer_beyond(module, i)) {
-            int ret = transports[i]->window_connect(module);
-            if (OMPI_SUCCESS != ret) {
-                return ret;
-            }
+        window_step_t run = *(const window_step_t *) ((const char *) transports[i] + step);
+        int ret;
+        if (NULL == run || (beyond && !peer_beyond(module, i))) {
+            continue;
+        }
+        ret = run(module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
         }
     }
     return OMPI_SUCCESS;
 }
 
+int osc_newrma_transports_window_init(ompi_osc_newrma_module_t *module)
+{
+    return window_step(module, offsetof(osc_newrma_transport_t, window_init), false);
+}
+
+int osc_newrma_transports_window_connect(ompi_osc_newrma_module_t *module)
+{
+    return window_step(module, offsetof(osc_newrma_transport_t, window_connect), true);
+}
+
 int osc_newrma_transports_window_quiesce(ompi_osc_newrma_module_t *module)
 {
-    for (int i = 0 ; i < NTRANSPORTS ; ++i) {
-        if (NULL != transports[i]->window_quiesce) {
-            int ret = transports[i]->window_quiesce(module);
-            if (OMPI_SUCCESS != ret) {
-                return ret;
-            }
-        }
-    }
-    return OMPI_SUCCESS;
+    return window_step(module, offsetof(osc_newrma_transport_t, window_quiesce), false);
 }
 
 void osc_newrma_transports_window_fini(ompi_osc_newrma_module_t *module)
