@@ -132,7 +132,6 @@ struct ompi_osc_newrma_component_t {
     opal_free_list_t ops;        /* global pool of operation elements */
     unsigned int targets_in_use; /* target elements taken from the global pool */
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
-    opal_list_t loopback;        /* packets to ourselves, run from progress */
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
     uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
@@ -439,7 +438,7 @@ struct ompi_osc_newrma_module_t {
     opal_list_t am_lock_waiters;         /* target side: queued lock requests */
     opal_hash_table_t am_origins;        /* target side: origins with work in flight */
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
-    struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_fifo.c), or NULL */
+    struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_transport_fifo.c), or NULL */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 

@@ -7,7 +7,11 @@
  *                           queues, element pools, issuing and completion
  *   osc_newrma_am_sync.c    origin side: the epoch state machine over messages
  *   osc_newrma_am_target.c  target side: packet dispatch, the lock queue,
- *                           applying operations, replies
+ *                           applying operations, replies; sending and
+ *                           progress over the transports
+ *
+ * Packets travel through the transports of osc_newrma_transport.h
+ * (loopback, node FIFOs, UCX), which these files never name.
  *
  * A window takes this path when one of its peers is not on this node (or
  * every peer is treated as remote: osc_newrma_force_remote).  Every piece of
@@ -27,6 +31,7 @@
 #include "ompi/request/request.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_transport.h"
 
 BEGIN_C_DECLS
 
@@ -148,23 +153,24 @@ static inline void osc_newrma_am_leave(void) { opal_mutex_unlock(&mca_osc_newrma
 /* window life cycle (osc_newrma_am_target.c) */
 int osc_newrma_am_window_init(struct ompi_osc_newrma_module_t *module, void **base, size_t size,
                               int disp_unit);
+/* Before the barrier of MPI_Win_free: every packet this process holds for
+ * the window handed over (AM lock not held). */
+int osc_newrma_am_window_quiesce(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_am_window_fini(struct ompi_osc_newrma_module_t *module);
 
-/* osc_newrma_am_target.c: the packet layer.  Send over UCX, or to
- * ourselves through the loopback queue (run from progress, never inside
- * the sender's call); same return convention as osc_newrma_ucx_send. */
+/* osc_newrma_am_target.c: the packet layer.  Send through the transport
+ * that reaches `peer` (to ourselves: queued and run from progress, never
+ * inside the sender's call); the transports' send convention: 1 done
+ * already, 0 `done` called later, or an error code. */
 int osc_newrma_am_send(struct ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
-                       const void *payload, size_t len, void (*done)(void *arg, int status), void *arg);
+                       const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg);
 void osc_newrma_am_fini(void);
-/* incoming packets, from UCX or from ourselves */
-void osc_newrma_am_receive(const void *header, size_t header_len, void *data, size_t len, void *rndv);
+/* Incoming packets: osc_newrma_am_receive (osc_newrma_transport.h). */
 /* Send a packet the target side builds (copied: the caller may reuse it). */
 int osc_newrma_am_send_control(struct ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
                                const void *payload, size_t len);
-/* Run queued packets to ourselves; true if there were any. */
-bool osc_newrma_am_loopback_drain(void);
-/* One round of progress from a wait loop: loopback packets, or else
- * opal_progress with the AM lock released (held on entry and exit). */
+/* One round of progress from a wait loop: every transport, and every few
+ * rounds opal_progress with the AM lock released (held on entry and exit). */
 void osc_newrma_am_progress_once(void);
 
 /* osc_newrma_am_ops.c: origin side */
@@ -172,15 +178,14 @@ int osc_newrma_am_pools_init(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_am_pools_fini(struct ompi_osc_newrma_module_t *module);
 osc_newrma_target_t *osc_newrma_am_target_get(struct ompi_osc_newrma_module_t *module, int rank);
 void osc_newrma_am_target_release(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
-int osc_newrma_am_issue(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target,
-                        uint8_t sync_flags);
 int osc_newrma_am_send_lock(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
 int osc_newrma_am_target_complete(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target,
                                   uint8_t sync_flags, bool wait);
 void osc_newrma_am_granted(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
 void osc_newrma_am_refused(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
 int osc_newrma_am_lock_order(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *target);
-void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, size_t len, void *rndv);
+void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, size_t len,
+                                 const osc_newrma_large_payload_t *large);
 void osc_newrma_am_ack_arrived(struct ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr);
 extern const ompi_osc_base_module_t ompi_osc_newrma_am_table;
 

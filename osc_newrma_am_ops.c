@@ -38,7 +38,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_transport.h"
 
 static void op_construct(osc_newrma_op_t *op)
 {
@@ -335,19 +335,20 @@ static void reply_done(osc_newrma_op_t *op, const osc_newrma_am_hdr_t *hdr, int 
     op_settle(op, status);
 }
 
-/* A reply whose data comes by rendezvous: straight into a contiguous
- * result buffer, else into a buffer of ours and unpacked from there. */
+/* A reply whose data is fetched (a large payload): straight into a
+ * contiguous result buffer, else into a buffer of ours and unpacked from
+ * there. */
 typedef struct {
     osc_newrma_op_t *op;
     osc_newrma_am_hdr_t hdr;
     bool in_place;
     size_t len;
     char data[];
-} reply_rndv_t;
+} reply_fetch_t;
 
-static void reply_rndv_arrived(void *arg, int status)
+static void reply_fetched(void *arg, int status)
 {
-    reply_rndv_t *r = arg;
+    reply_fetch_t *r = arg;
 
     if (OMPI_SUCCESS == status && !r->in_place) {
         status = unpack_result(r->op, r->data, r->len);
@@ -364,19 +365,20 @@ static char *result_in_place(const osc_newrma_op_t *op, size_t len)
     return rl.contiguous && rl.bytes == len ? (char *) op->result_addr + rl.gap : NULL;
 }
 
-void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, size_t len, void *rndv)
+void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, size_t len,
+                                 const osc_newrma_large_payload_t *large)
 {
     osc_newrma_op_t *op = (osc_newrma_op_t *) (uintptr_t) hdr->cookie;
 
-    if (NULL != rndv) {
+    if (NULL != large) {
         char *dst = result_in_place(op, len);
-        reply_rndv_t *r = malloc(sizeof(*r) + (NULL != dst ? 0 : len));
+        reply_fetch_t *r = malloc(sizeof(*r) + (NULL != dst ? 0 : len));
         if (NULL == r) {
             reply_done(op, hdr, OMPI_ERR_OUT_OF_RESOURCE);
             return;
         }
-        *r = (reply_rndv_t) { .op = op, .hdr = *hdr, .in_place = NULL != dst, .len = len };
-        (void) osc_newrma_ucx_recv_data(rndv, NULL != dst ? dst : r->data, len, reply_rndv_arrived, r);
+        *r = (reply_fetch_t) { .op = op, .hdr = *hdr, .in_place = NULL != dst, .len = len };
+        (void) osc_newrma_transport_fetch(large, NULL != dst ? dst : r->data, len, reply_fetched, r);
         return;
     }
     reply_done(op, hdr, unpack_result(op, data, len));

@@ -1,17 +1,18 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the target side of the active-message path, and the packet
- * layer both sides share: window registration, sending (over the node's
- * FIFOs, over UCX, or to ourselves through the loopback queue), progress
- * (wait loops, opal_progress, the progress thread), dispatch of incoming
- * packets, the target's lock queue, applying operations and replying.
+ * layer both sides share: window registration, sending (through the
+ * transport that reaches the peer: osc_newrma_transport.h), progress (wait
+ * loops, opal_progress, the progress thread, over every transport),
+ * dispatch of incoming packets, the target's lock queue, applying
+ * operations and replying.
  *
  * Completion is counted, not ordered (design, "Ordering"): a packet that
  * carries UNLOCK, FLUSH or RMA_DONE says how many operations the origin sent
  * since its last such packet, and the target acts on it once it has done
  * that many.  Operations of one origin are applied in the order their
- * headers arrive (UCX delivers those in order per endpoint): one whose
- * payload is still coming by rendezvous holds the later ones behind it.
+ * headers arrive (every transport delivers those in order per peer): one
+ * whose large payload is still being fetched holds the later ones behind it.
  * Every origin waits for the answer to a synchronization before it sends
  * operations of the next segment, so the counts of two segments never mix.
  */
@@ -33,8 +34,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
-#include "osc_newrma_fifo.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_transport.h"
 
 typedef struct held_op held_op_t;
 
@@ -60,8 +60,8 @@ typedef struct {
 } lock_waiter_t;
 OBJ_CLASS_INSTANCE(lock_waiter_t, opal_list_item_t, NULL, NULL);
 
-/* An operation that cannot run yet: its payload is still coming (UCX
- * rendezvous), or an earlier operation of the same origin waits for its
+/* An operation that cannot run yet: its large payload is still being
+ * fetched, or an earlier operation of the same origin waits for its
  * own.  Operations of one origin run in the order they were sent, which is
  * what MPI's default accumulate ordering (rar,raw,war,waw) asks for. */
 struct held_op {
@@ -74,17 +74,6 @@ struct held_op {
     char data[];
 };
 
-/* A packet to ourselves. */
-typedef struct {
-    opal_list_item_t super;
-    osc_newrma_am_hdr_t hdr;
-    const void *data;
-    size_t len;
-    osc_newrma_ucx_done_fn_t done;
-    void *arg;
-} loopback_t;
-OBJ_CLASS_INSTANCE(loopback_t, opal_list_item_t, NULL, NULL);
-
 static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr,
                               char *data, size_t len);
 static void operation_lost(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, int status);
@@ -95,45 +84,17 @@ static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int 
 /* ------------------------------------------------------------------ */
 
 int osc_newrma_am_send(ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
-                       const void *payload, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
+                       const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
-    if (peer == module->rank) {
-        loopback_t *item = OBJ_NEW(loopback_t);
-        if (NULL == item) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        item->hdr = *hdr;
-        item->data = payload;
-        item->len = len;
-        item->done = done;
-        item->arg = arg;
-        opal_list_append(&mca_osc_newrma_component.loopback, &item->super);
-        return 0;
-    }
-    mca_osc_newrma_component.packets_sent[hdr->kind]++;
-    /* on-node peers: the window's FIFOs (copied or queued: done now) */
-    if (osc_newrma_fifo_reaches(module, peer)) {
-        return osc_newrma_fifo_send(module, peer, hdr, sizeof(*hdr), payload, len);
-    }
-    return osc_newrma_ucx_send(ompi_comm_peer_lookup(module->comm, peer), hdr, sizeof(*hdr), payload, len,
-                               done, arg);
-}
+    const osc_newrma_transport_t *transport = osc_newrma_transport_of(module, peer);
 
-bool osc_newrma_am_loopback_drain(void)
-{
-    opal_list_t *queue = &mca_osc_newrma_component.loopback;
-    bool any = false;
-    loopback_t *item;
-
-    while (NULL != (item = (loopback_t *) opal_list_remove_first(queue))) {
-        osc_newrma_am_receive(&item->hdr, sizeof(item->hdr), (void *) item->data, item->len, NULL);
-        if (NULL != item->done) {
-            item->done(item->arg, OMPI_SUCCESS);
-        }
-        OBJ_RELEASE(item);
-        any = true;
+    if (OPAL_UNLIKELY(NULL == transport)) {
+        return OMPI_ERR_UNREACH;
     }
-    return any;
+    if (peer != module->rank) {
+        mca_osc_newrma_component.packets_sent[hdr->kind]++;
+    }
+    return transport->send(module, peer, hdr, sizeof(*hdr), payload, len, done, arg);
 }
 
 /* The progress thread (osc_newrma_progress_thread), if running. */
@@ -145,41 +106,30 @@ static struct {
                          * which the thread holds whenever it looks */
 } progress_thread;
 
-/* Loopback packets, then the FIFOs.  AM lock held. */
-static bool am_poll(void)
-{
-    bool any = osc_newrma_am_loopback_drain();
-
-    if (osc_newrma_fifo_active()) {
-        any |= osc_newrma_fifo_progress();
-    }
-    return any;
-}
-
-/* opal_progress callback.  With a single thread nothing can change the
- * loopback queue or the FIFO windows under us, so an idle check costs a load
+/* opal_progress callback, for the transports that have no callback of
+ * their own (has_work: loopback, FIFOs).  With a single thread nothing can
+ * change their queues or windows under us, so an idle check costs a load
  * per window and no lock.  With several threads the lock comes first: the
- * queue is a plain list that another thread may be appending to, so even a
- * look at it without the lock would be a data race. */
+ * loopback queue is a plain list that another thread may be appending to,
+ * so even a look at it without the lock would be a data race. */
 static int am_progress(void)
 {
     bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (single && opal_list_is_empty(&mca_osc_newrma_component.loopback)
-        && (!osc_newrma_fifo_active() || !osc_newrma_fifo_has_work())) {
+    if (single && !osc_newrma_transports_have_work()) {
         return 0;
     }
     osc_newrma_am_enter();
-    any = am_poll();
+    any = osc_newrma_transports_poll();
     osc_newrma_am_leave();
     return any;
 }
 
-/* One turn of a wait loop (AM lock held).  Our own packets first: the
- * loopback queue, then our UCX worker -- a packet being waited for is
+/* One turn of a wait loop (AM lock held).  Our own transports first (in
+ * table order: loopback, FIFOs, UCX) -- a packet being waited for is
  * served without a whole opal_progress turn, which also polls every other
- * transport (with btl tcp: libevent's poll(), a system call per turn).
+ * part of MPI (with btl tcp: libevent's poll(), a system call per turn).
  * opal_progress still runs every few turns, busy or not, so the rest of MPI
  * keeps moving while newrma waits: every 16th turn (off-node lock + op +
  * unlock over TCP 0.02-0.05 round trips faster than every 4th, A/B in
@@ -193,17 +143,16 @@ void osc_newrma_am_progress_once(void)
     static unsigned int turns, idle;
     bool any, opal_turn, give_core;
 
-    /* Loopback packets never starve the rest: a waiter whose self packets
-     * keep coming (a refused lock retried) still needs remote progress.
-     * Our FIFO is drained before our backlog is retried, so two processes
-     * whose queues are full towards each other both go on. */
-    any = am_poll();
-    any = osc_newrma_ucx_progress_locked() > 0 || any;
-    /* waiting on FIFO peers that may share our core: after a few idle
-     * rounds give it away (oversubscribed runs: the receiver that would
-     * make room in its queue, or the sender we wait for, may need it) */
+    /* Every transport each turn: loopback packets never starve the rest (a
+     * waiter whose self packets keep coming, a refused lock retried, still
+     * needs remote progress). */
+    any = osc_newrma_transports_progress();
+    /* waiting on polled peers (no wake-up descriptor: on this node) that
+     * may share our core: after a few idle rounds give it away
+     * (oversubscribed runs: the receiver that would make room in its queue,
+     * or the sender we wait for, may need it) */
     idle = any ? 0 : idle + 1;
-    give_core = idle >= 4 && osc_newrma_fifo_active();
+    give_core = idle >= 4 && osc_newrma_transports_polled_active();
     opal_turn = 0 == ++turns % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
                                                               : NEWRMA_OWN_POLLS_PER_PROGRESS);
     if (!opal_turn && !give_core) {
@@ -222,34 +171,31 @@ void osc_newrma_am_progress_once(void)
     osc_newrma_am_enter();
 }
 
-/* Serve packets while the application computes outside MPI: UCX, loopback
- * and FIFOs.  Sleeps on the UCX worker's event descriptor when there is
- * one; FIFOs have no descriptor, so with FIFO windows it sleeps 1 ms at a
- * time (5 ms otherwise, to notice it should stop). */
+/* Serve packets while the application computes outside MPI: every
+ * transport.  Sleeps on the transports' event descriptors (UCX's worker);
+ * polled transports (FIFOs) have none, so while one is active it sleeps
+ * 1 ms at a time (5 ms otherwise, to notice it should stop). */
 static void *progress_thread_main(opal_object_t *arg)
 {
     (void) arg;
     for (;;) {
-        struct pollfd pfd = { .fd = -1, .events = POLLIN };
-        bool any;
-        int ret, timeout_ms;
+        struct pollfd fds[OSC_NEWRMA_TRANSPORTS_MAX];
+        int ret, nfds = 0, timeout_ms;
 
-        /* the stop flag and the FIFO window list change under the AM lock:
-         * both are read with it held */
+        /* the stop flag and the transports' windows change under the AM
+         * lock: both are read with it held */
         osc_newrma_am_enter();
         if (progress_thread.stop) {
             osc_newrma_am_leave();
             return NULL;
         }
-        any = osc_newrma_ucx_progress_locked() > 0;
-        any |= am_poll();
-        ret = any ? OMPI_ERR_WOULD_BLOCK : osc_newrma_ucx_arm(&pfd.fd);
-        timeout_ms = osc_newrma_fifo_active() ? 1 : 5;
+        ret = osc_newrma_transports_progress() ? OMPI_ERR_WOULD_BLOCK : osc_newrma_transports_arm(fds, &nfds);
+        timeout_ms = osc_newrma_transports_polled_active() ? 1 : 5;
         osc_newrma_am_leave();
         if (OMPI_ERR_WOULD_BLOCK == ret) {
             continue;    /* work done or events pending: look again at once */
         }
-        (void) poll(&pfd, OMPI_SUCCESS == ret ? 1 : 0, timeout_ms);
+        (void) poll(fds, (nfds_t) nfds, timeout_ms);
     }
 }
 
@@ -592,7 +538,8 @@ static void operation_counted(ompi_osc_newrma_module_t *module, int origin, int 
  * the acknowledgement of the synchronization it completes).  A reply that
  * borrows window memory is the exception: its operation counts only once
  * the memory has been read, so no synchronization it completes lets the
- * window change under the send (UCX rendezvous reads it late). */
+ * window change under the send (a transport may read a large payload
+ * late: until the send is done). */
 static void operation_done(ompi_osc_newrma_module_t *module, int origin, origin_state_t *st, bool fetching,
                            osc_newrma_am_hdr_t *reply, int ret, const char *out, size_t n, void *out_owned)
 {
@@ -870,8 +817,8 @@ static void control_payload_arrived(void *arg, int status)
 
 /* A control packet too big to come eagerly (a dynamic window's region
  * table): dispatched once its payload is in. */
-static void control_receive_rndv(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, size_t len,
-                                 void *rndv)
+static void control_receive_large(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, size_t len,
+                                  const osc_newrma_large_payload_t *large)
 {
     held_op_t *packet = malloc(sizeof(*packet) + len);
 
@@ -880,7 +827,7 @@ static void control_receive_rndv(ompi_osc_newrma_module_t *module, const osc_new
         return;
     }
     *packet = (held_op_t) { .module = module, .hdr = *hdr, .len = len };
-    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, packet->data, len, control_payload_arrived, packet)) {
+    if (OMPI_SUCCESS != osc_newrma_transport_fetch(large, packet->data, len, control_payload_arrived, packet)) {
         free(packet);
     }
 }
@@ -903,7 +850,7 @@ static void put_landed(void *arg, int status)
 }
 
 static bool put_in_place(ompi_osc_newrma_module_t *module, origin_state_t *st, const osc_newrma_am_hdr_t *hdr,
-                         size_t len, void *rndv)
+                         size_t len, const osc_newrma_large_payload_t *large)
 {
     osc_newrma_layout_t tl;
     landing_t *landing;
@@ -923,25 +870,26 @@ static bool put_in_place(ompi_osc_newrma_module_t *module, origin_state_t *st, c
     if (hdr->flags & NEWRMA_PF_SYNC) {
         segment_sync(st, hdr);
     }
-    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, addr + tl.gap, len, put_landed, landing)) {
+    if (OMPI_SUCCESS != osc_newrma_transport_fetch(large, addr + tl.gap, len, put_landed, landing)) {
         put_landed(landing, OMPI_ERROR);
     }
     return true;
 }
 
-/* An operation packet, its payload here (data) or still to come (rndv):
- * it runs now unless it has to keep its place behind an earlier one. */
+/* An operation packet, its payload here (data) or still to be fetched
+ * (large): it runs now unless it has to keep its place behind an earlier
+ * one. */
 static void operation_received(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr, void *data,
-                               size_t len, void *rndv)
+                               size_t len, const osc_newrma_large_payload_t *large)
 {
     origin_state_t *st = origin_state(module, hdr->sender);
     held_op_t *op;
 
-    if (NULL == rndv && NULL == st->held_head) {
+    if (NULL == large && NULL == st->held_head) {
         operation_arrived(module, hdr, data, len);
         return;
     }
-    if (NULL != rndv && put_in_place(module, st, hdr, len, rndv)) {
+    if (NULL != large && put_in_place(module, st, hdr, len, large)) {
         return;
     }
     op = malloc(sizeof(*op) + len);
@@ -949,23 +897,24 @@ static void operation_received(ompi_osc_newrma_module_t *module, const osc_newrm
         operation_lost(module, hdr, OMPI_ERR_OUT_OF_RESOURCE);
         return;
     }
-    *op = (held_op_t) { .module = module, .hdr = *hdr, .ready = NULL == rndv, .status = OMPI_SUCCESS, .len = len };
+    *op = (held_op_t) { .module = module, .hdr = *hdr, .ready = NULL == large, .status = OMPI_SUCCESS, .len = len };
     if (NULL != st->held_tail) {
         st->held_tail->next = op;
     } else {
         st->held_head = op;
     }
     st->held_tail = op;
-    if (NULL == rndv) {
+    if (NULL == large) {
         memcpy(op->data, data, len);
         return;     /* behind an operation whose payload is still coming */
     }
-    if (OMPI_SUCCESS != osc_newrma_ucx_recv_data(rndv, op->data, len, held_payload_arrived, op)) {
+    if (OMPI_SUCCESS != osc_newrma_transport_fetch(large, op->data, len, held_payload_arrived, op)) {
         held_payload_arrived(op, OMPI_ERROR);
     }
 }
 
-void osc_newrma_am_receive(const void *header, size_t header_len, void *data, size_t len, void *rndv)
+void osc_newrma_am_receive(const void *header, size_t header_len, void *data, size_t len,
+                           const osc_newrma_large_payload_t *large)
 {
     const osc_newrma_am_hdr_t *hdr = header;
     void *module;
@@ -976,13 +925,13 @@ void osc_newrma_am_receive(const void *header, size_t header_len, void *data, si
         return;
     }
     if (is_operation(hdr->kind)) {
-        operation_received(module, hdr, data, len, rndv);
-    } else if (NULL == rndv) {
+        operation_received(module, hdr, data, len, large);
+    } else if (NULL == large) {
         dispatch(module, hdr, data, len);
     } else if (NEWRMA_PKT_REPLY == hdr->kind) {
-        osc_newrma_am_reply_arrived(hdr, NULL, len, rndv);
+        osc_newrma_am_reply_arrived(hdr, NULL, len, large);
     } else {
-        control_receive_rndv(module, hdr, len, rndv);
+        control_receive_large(module, hdr, len, large);
     }
 }
 
@@ -1025,12 +974,9 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    /* on-node peers over FIFOs -- unless every peer must look remote */
-    if (module->size > 1 && !c->force_remote) {
-        ret = osc_newrma_fifo_window_init(module);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
+    ret = osc_newrma_transports_window_init(module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     osc_newrma_am_enter();
     opal_hash_table_set_value_uint32(&c->am_windows, module->am_id, module);
@@ -1040,13 +986,16 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     }
     progress_thread_start();
     osc_newrma_am_leave();
-    /* UCX for the peers the FIFOs do not reach.  Collective; every rank
+    /* connect the transports that reach the peers the earlier ones do not
+     * (UCX for the peers off the node's FIFOs).  Collective; every rank
      * agrees without asking: either the window is all on one node (each
      * rank's FIFOs reach every peer) or it spans nodes (nobody's do) */
-    if (module->size > 1 && !osc_newrma_fifo_covers_all(module)) {
-        ret = osc_newrma_ucx_connect(module->comm, osc_newrma_am_receive);
-    }
-    return ret;
+    return osc_newrma_transports_window_connect(module);
+}
+
+int osc_newrma_am_window_quiesce(ompi_osc_newrma_module_t *module)
+{
+    return osc_newrma_transports_window_quiesce(module);
 }
 
 void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
@@ -1058,7 +1007,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
     if (NULL == module->am_peers) {
         return;    /* never got that far */
     }
-    osc_newrma_fifo_window_fini(module);
+    osc_newrma_transports_window_fini(module);
     osc_newrma_am_enter();
     opal_hash_table_remove_value_uint32(&mca_osc_newrma_component.am_windows, module->am_id);
     osc_newrma_am_leave();
@@ -1087,5 +1036,5 @@ void osc_newrma_am_fini(void)
         opal_progress_unregister(am_progress);
         am_progress_registered = false;
     }
-    osc_newrma_ucx_fini();
+    osc_newrma_transports_fini();
 }

@@ -105,7 +105,7 @@ static void register_packet_counters(mca_base_component_t *version)
  * for this process, requests it took back (no target took them in time),
  * operations its PSCW epochs left to their targets' MPI_Win_wait, bytes
  * targets copied with it or relayed for it; and of the UCX transport:
- * messages that came by rendezvous (osc_newrma_ucx.c). */
+ * messages that came by rendezvous (osc_newrma_transport_ucx.c). */
 static void register_path_counters(mca_base_component_t *version)
 {
     static const struct { const char *name, *description; size_t offset; } counters[] = {
@@ -428,7 +428,6 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     /* the active-message path's shared state */
     OBJ_CONSTRUCT(&c->am_lock, opal_mutex_t);
-    OBJ_CONSTRUCT(&c->loopback, opal_list_t);
     OBJ_CONSTRUCT(&c->am_windows, opal_hash_table_t);
     ret = opal_hash_table_init(&c->am_windows, 16);
     if (OPAL_SUCCESS != ret) {
@@ -449,7 +448,6 @@ static int component_finalize(void)
     osc_newrma_shm_cache_flush();
     OBJ_DESTRUCT(&c->ops);
     OBJ_DESTRUCT(&c->am_windows);
-    OPAL_LIST_DESTRUCT(&c->loopback);
     OBJ_DESTRUCT(&c->am_lock);
     osc_newrma_progress_fini();
     osc_newrma_relay_fini();

@@ -23,7 +23,6 @@
 #include "osc_newrma_node_policy.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_single_copy.h"
-#include "osc_newrma_fifo.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_active_target.h"
 
@@ -371,10 +370,11 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    /* every packet of the window in a queue before the barrier, so none is
-     * lost when the FIFO segment goes */
+    /* every packet of the window handed to its receivers before the
+     * barrier, so none is lost when a transport's window state goes (the
+     * FIFO segment) */
     if (NEWRMA_PATH_AM == module->path) {
-        ret = osc_newrma_fifo_window_quiesce(module);
+        ret = osc_newrma_am_window_quiesce(module);
         if (OMPI_SUCCESS != ret) {
             return ret;
         }

@@ -35,7 +35,7 @@
 #include "ompi_config.h"
 #include "ompi/constants.h"
 #include "osc_newrma_shm.h"
-#include "osc_newrma_fifo.h"
+#include "osc_newrma_transport_fifo.h"
 #include "osc_newrma_am.h"
 
 #include "common.h"

@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the node-local FIFO transport of the active-message path (see
- * osc_newrma_fifo.h for what it offers, docs/am-protocol.md and
+ * osc_newrma_transport_fifo.h for what it offers, osc_newrma_transport.h
+ * for the interface it implements, docs/am-protocol.md and
  * docs/shared-segment.md for why it is built this way).
  *
  * The queue.  Each receiver has `depth` cells, an enqueue ticket (a 64-bit
@@ -36,7 +37,8 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
-#include "osc_newrma_fifo.h"
+#include "osc_newrma_transport.h"
+#include "osc_newrma_transport_fifo.h"
 
 /* A packet (or its unsent rest) waiting for room in a receiver's queue. */
 typedef struct {
@@ -385,8 +387,10 @@ static bool backlog_retry(fifo_t *f)
     return any;
 }
 
-int osc_newrma_fifo_send(ompi_osc_newrma_module_t *module, int peer, const void *header, size_t header_len,
-                         const void *payload, size_t len)
+/* Every byte is in the receiver's queue or copied to the backlog when this
+ * returns: done at once (1), `done` never called. */
+static int fifo_send(ompi_osc_newrma_module_t *module, int peer, const void *header, size_t header_len,
+                     const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
     fifo_t *f = module->am_fifo;
     int dest = local_of(f, peer);
@@ -394,6 +398,7 @@ int osc_newrma_fifo_send(ompi_osc_newrma_module_t *module, int peer, const void 
     size_t total = header_len + len, offset = 0;
     int ret;
 
+    (void) done; (void) arg;
     f->sent++;
     f->fragments += (total + cell_capacity(f) - 1) / cell_capacity(f);
     /* behind anything already waiting for this receiver */
@@ -505,7 +510,8 @@ static bool fifo_has_work(const fifo_t *f)
     return f->backlog_count > 0 || cell_at(f, f->local_rank, f->tail)->stamp == (int64_t) f->tail + 1;
 }
 
-bool osc_newrma_fifo_progress(void)
+/* Our own queues first, then the backlogs (see the header). */
+static int fifo_progress(void)
 {
     bool any = false;
 
@@ -520,12 +526,14 @@ bool osc_newrma_fifo_progress(void)
     return any;
 }
 
-bool osc_newrma_fifo_active(void)
+/* Any FIFO window in this process? (a load of a pointer) */
+static bool fifo_active(void)
 {
     return NULL != fifo_windows;
 }
 
-bool osc_newrma_fifo_has_work(void)
+/* One load of a line of our own per window when idle. */
+static bool fifo_any_work(void)
 {
     for (fifo_t *f = fifo_windows ; NULL != f ; f = f->next) {
         if (fifo_has_work(f)) {
@@ -663,11 +671,19 @@ static void fifo_free(fifo_t *f)
     free(f);
 }
 
-int osc_newrma_fifo_window_init(ompi_osc_newrma_module_t *module)
+/* Collective over the window: find the window's processes on this node and,
+ * if there are others, create and map the FIFO segment.  Leaves
+ * module->am_fifo NULL when no peer is reachable through it -- and when
+ * every peer must look remote (osc_newrma_force_remote). */
+static int fifo_window_init(ompi_osc_newrma_module_t *module)
 {
-    fifo_t *f = calloc(1, sizeof(*f));
+    fifo_t *f;
     int ret, ok, all_ok = 0;
 
+    if (module->size < 2 || mca_osc_newrma_component.force_remote) {
+        return OMPI_SUCCESS;
+    }
+    f = calloc(1, sizeof(*f));
     if (NULL == f) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -710,7 +726,9 @@ int osc_newrma_fifo_window_init(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
-int osc_newrma_fifo_window_quiesce(ompi_osc_newrma_module_t *module)
+/* Push out this window's backlog, so that once every process has passed
+ * MPI_Win_free's barrier every packet of the window is in a queue. */
+static int fifo_window_quiesce(ompi_osc_newrma_module_t *module)
 {
     fifo_t *f = module->am_fifo;
 
@@ -725,7 +743,8 @@ int osc_newrma_fifo_window_quiesce(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
-void osc_newrma_fifo_window_fini(ompi_osc_newrma_module_t *module)
+/* After that barrier: run what is left in our queue, unregister, unmap. */
+static void fifo_window_fini(ompi_osc_newrma_module_t *module)
 {
     fifo_t *f = module->am_fifo, **link;
 
@@ -751,12 +770,23 @@ void osc_newrma_fifo_window_fini(ompi_osc_newrma_module_t *module)
     fifo_free(f);
 }
 
-bool osc_newrma_fifo_covers_all(const ompi_osc_newrma_module_t *module)
-{
-    return NULL != module->am_fifo && module->am_fifo->local_size == module->size;
-}
-
-bool osc_newrma_fifo_reaches(const ompi_osc_newrma_module_t *module, int peer)
+static bool fifo_reaches(const ompi_osc_newrma_module_t *module, int peer)
 {
     return NULL != module->am_fifo && local_of(module->am_fifo, peer) >= 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* the transport                                                       */
+/* ------------------------------------------------------------------ */
+
+const osc_newrma_transport_t osc_newrma_transport_fifo = {
+    .name = "fifo",
+    .window_init = fifo_window_init,
+    .window_quiesce = fifo_window_quiesce,
+    .window_fini = fifo_window_fini,
+    .reaches = fifo_reaches,
+    .send = fifo_send,
+    .progress = fifo_progress,
+    .has_work = fifo_any_work,
+    .active = fifo_active,
+};

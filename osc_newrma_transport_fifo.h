@@ -1,6 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: the node-local FIFO transport of the active-message path.
+ * osc/newrma: the node-local FIFO transport of the active-message path
+ * (one of the transports of osc_newrma_transport.h; its code is
+ * osc_newrma_transport_fifo.c).
  *
  * An active-message window whose peers share this node (all of them with
  * osc_newrma_force_am, or when single-copy access is refused; some of them
@@ -22,8 +24,8 @@
  * docs/am-protocol.md.
  */
 
-#ifndef OSC_NEWRMA_FIFO_H
-#define OSC_NEWRMA_FIFO_H
+#ifndef OSC_NEWRMA_TRANSPORT_FIFO_H
+#define OSC_NEWRMA_TRANSPORT_FIFO_H
 
 #include "ompi_config.h"
 
@@ -96,45 +98,13 @@ OMPI_MODULE_DECLSPEC int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout
 OMPI_MODULE_DECLSPEC void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
                                                        void (*print)(void *ctx, const char *line), void *ctx);
 
-/* Collective over the window: find the window's processes on this node and,
- * if there are others, create and map the FIFO segment.  Leaves
- * module->am_fifo NULL when no peer is reachable through it.  AM lock not
- * held. */
-int osc_newrma_fifo_window_init(struct ompi_osc_newrma_module_t *module);
-
-/* Before the barrier of MPI_Win_free: push out this window's backlog, so
- * that once every process has passed the barrier every packet of the window
- * is in a queue.  AM lock not held. */
-int osc_newrma_fifo_window_quiesce(struct ompi_osc_newrma_module_t *module);
-
-/* After that barrier: run what is left in our queue, unregister, unmap. */
-void osc_newrma_fifo_window_fini(struct ompi_osc_newrma_module_t *module);
-
-/* Does every peer of the window share our node (no UCX needed)? */
-bool osc_newrma_fifo_covers_all(const struct ompi_osc_newrma_module_t *module);
-
-/* Is window rank `peer` (not us) reached through the FIFOs? */
-bool osc_newrma_fifo_reaches(const struct ompi_osc_newrma_module_t *module, int peer);
-
-/* Send a packet to `peer` (osc_newrma_fifo_reaches() is true).  Returns 1:
- * every byte is in the receiver's queue or copied to the backlog, so the
- * caller's buffers are free again; or an error code.  AM lock held. */
-int osc_newrma_fifo_send(struct ompi_osc_newrma_module_t *module, int peer, const void *header,
-                         size_t header_len, const void *payload, size_t len);
-
-/* Progress every FIFO window of this process: our own queues first (that is
- * what lets two processes whose queues are full towards each other go on),
- * then the backlogs.  True if anything moved.  AM lock held. */
-bool osc_newrma_fifo_progress(void);
-
-/* Any FIFO window in this process? (a load of a pointer) */
-bool osc_newrma_fifo_active(void);
-
-/* Is there something for osc_newrma_fifo_progress() to do?  Costs one load
- * of a line of our own per window when idle.  Needs the AM lock unless the
- * process has a single thread. */
-bool osc_newrma_fifo_has_work(void);
+/* The transport (osc_newrma_transport.h): reaches the window's other
+ * processes on this node; send copies the packet into the receiver's queue
+ * or the backlog and is done at once; progress runs our own queues first
+ * (that is what lets two processes whose queues are full towards each
+ * other go on), then the backlogs; no wake-up descriptor. */
+extern const struct osc_newrma_transport_t osc_newrma_transport_fifo;
 
 END_C_DECLS
 
-#endif /* OSC_NEWRMA_FIFO_H */
+#endif /* OSC_NEWRMA_TRANSPORT_FIFO_H */

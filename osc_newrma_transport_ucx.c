@@ -1,7 +1,8 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
  * osc/newrma: the UCX transport of the active-message path (see
- * osc_newrma_ucx.h for what it offers and docs/am-protocol.md for why).
+ * osc_newrma_transport_ucx.h for what it offers, osc_newrma_transport.h for
+ * the interface it implements and docs/am-protocol.md for why).
  *
  * Threading: every call into the worker is made with the component's AM
  * lock held (UCS_THREAD_MODE_SERIALIZED is enough), including the optional
@@ -12,7 +13,8 @@
 #include "ompi_config.h"
 
 #include "osc_newrma.h"
-#include "osc_newrma_ucx.h"
+#include "osc_newrma_transport.h"
+#include "osc_newrma_transport_ucx.h"
 
 #if OSC_NEWRMA_HAVE_UCX
 
@@ -45,7 +47,6 @@ static struct {
     void *address;
     size_t address_len;
     opal_hash_table_t peers;   /* process name (uint64) -> ucx_peer_t */
-    osc_newrma_ucx_recv_fn_t recv;
     int efd;                   /* event descriptor, for the progress thread */
 } ucx = { .efd = -1 };
 
@@ -80,6 +81,7 @@ static ucs_status_t am_handler(void *arg, const void *header, size_t header_len,
     bool rndv = 0 != (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV);
     uint64_t aligned_header[NEWRMA_UCX_HEADER_MAX / sizeof(uint64_t)];
     void *copy = NULL;
+    osc_newrma_large_payload_t large = { .transport = &osc_newrma_transport_ucx, .handle = data };
 
     (void) arg;
     if (OPAL_UNLIKELY(header_len > sizeof(aligned_header))) {
@@ -93,13 +95,13 @@ static ucs_status_t am_handler(void *arg, const void *header, size_t header_len,
         }
     }
     mca_osc_newrma_component.ucx_rendezvous_received += rndv;
-    ucx.recv(aligned_header, header_len, rndv ? NULL : data, len, rndv ? data : NULL);
+    osc_newrma_am_receive(aligned_header, header_len, rndv ? NULL : data, len, rndv ? &large : NULL);
     free(copy);
     return UCS_OK;    /* eager data is consumed or copied by the handler */
 }
 
 typedef struct {
-    osc_newrma_ucx_done_fn_t done;
+    osc_newrma_transport_done_fn_t done;
     void *arg;
 } ucx_completion_t;
 
@@ -113,7 +115,8 @@ static void recv_data_done(void *request, ucs_status_t status, size_t length, vo
     ucp_request_free(request);
 }
 
-int osc_newrma_ucx_recv_data(void *rndv, void *buffer, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
+/* Fetch a rendezvous payload (the handle am_handler gave with the packet). */
+static int ucx_fetch(void *rndv, void *buffer, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
     ucx_completion_t *c = malloc(sizeof(*c));
     ucp_request_param_t param = {
@@ -197,10 +200,10 @@ static ucp_ep_h peer_endpoint(ucx_peer_t *peer)
     return peer->ep;
 }
 
-int osc_newrma_ucx_send(struct ompi_proc_t *proc, const void *header, size_t header_len,
-                        const void *payload, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
+static int ucx_send(ompi_osc_newrma_module_t *module, int rank, const void *header, size_t header_len,
+                    const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
-    ucx_peer_t *peer = peer_lookup(proc);
+    ucx_peer_t *peer = peer_lookup(ompi_comm_peer_lookup(module->comm, rank));
     ucp_ep_h ep = NULL == peer ? NULL : peer_endpoint(peer);
     ucx_completion_t *c;
     ucs_status_ptr_t request;
@@ -238,7 +241,8 @@ int osc_newrma_ucx_send(struct ompi_proc_t *proc, const void *header, size_t hea
 /* progress                                                            */
 /* ------------------------------------------------------------------ */
 
-int osc_newrma_ucx_progress_locked(void)
+/* The caller holds the AM lock: wait loops and the progress thread. */
+static int ucx_progress_locked(void)
 {
     int count = 0;
 
@@ -254,21 +258,21 @@ int osc_newrma_ucx_progress_locked(void)
 /* From opal_progress: if another thread holds the AM lock it is either
  * progressing the worker already (the progress thread, another waiter) or
  * will before it waits; queueing behind it only adds latency. */
-int osc_newrma_ucx_progress(void)
+static int ucx_progress(void)
 {
     int count;
 
     if (!ucx.up || 0 != opal_mutex_trylock(&mca_osc_newrma_component.am_lock)) {
         return 0;
     }
-    count = osc_newrma_ucx_progress_locked();
+    count = ucx_progress_locked();
     opal_mutex_unlock(&mca_osc_newrma_component.am_lock);
     return count;
 }
 
 /* For the progress thread (osc_newrma_am_target.c): arm the worker's event
  * descriptor so that poll() on it wakes at the next event.  AM lock held. */
-int osc_newrma_ucx_arm(int *fd)
+static int ucx_arm(int *fd)
 {
     ucs_status_t status;
 
@@ -290,7 +294,9 @@ int osc_newrma_ucx_arm(int *fd)
 /* bring-up and teardown                                               */
 /* ------------------------------------------------------------------ */
 
-static int transport_up(osc_newrma_ucx_recv_fn_t recv)
+static void ucx_fini(void);
+
+static int transport_up(void)
 {
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
@@ -331,14 +337,13 @@ static int transport_up(osc_newrma_ucx_recv_fn_t recv)
         status = ucp_worker_set_am_recv_handler(ucx.worker, &hparams);
     }
     if (UCS_OK != status) {
-        osc_newrma_ucx_fini();
+        ucx_fini();
         return OMPI_ERROR;
     }
     OBJ_CONSTRUCT(&ucx.peers, opal_hash_table_t);
     opal_hash_table_init(&ucx.peers, 64);
-    ucx.recv = recv;
     ucx.up = true;
-    opal_progress_register(osc_newrma_ucx_progress);
+    opal_progress_register(ucx_progress);
     if (mca_osc_newrma_component.progress_thread && UCS_OK != ucp_worker_get_efd(ucx.worker, &ucx.efd)) {
         ucx.efd = -1;
         NEWRMA_VERBOSE(1, "no UCX event descriptor: the progress thread polls UCX every few milliseconds");
@@ -347,13 +352,13 @@ static int transport_up(osc_newrma_ucx_recv_fn_t recv)
     return OMPI_SUCCESS;
 }
 
-void osc_newrma_ucx_fini(void)
+static void ucx_fini(void)
 {
     /* the progress thread is stopped already (osc_newrma_am_fini) */
     if (ucx.up) {
         uint64_t key;
         void *value, *node = NULL;
-        opal_progress_unregister(osc_newrma_ucx_progress);
+        opal_progress_unregister(ucx_progress);
         if (OPAL_SUCCESS == opal_hash_table_get_first_key_uint64(&ucx.peers, &key, &value, &node)) {
             do {
                 ucx_peer_t *peer = value;
@@ -458,13 +463,16 @@ cleanup:
     return ret;
 }
 
-int osc_newrma_ucx_connect(struct ompi_communicator_t *comm, osc_newrma_ucx_recv_fn_t recv)
+/* Collective over the window: bring the transport up if needed and make
+ * sure every member's worker address is known.  Fails alike on every rank. */
+static int ucx_window_connect(ompi_osc_newrma_module_t *module)
 {
+    struct ompi_communicator_t *comm = module->comm;
     int state[2], agreed[2], ret;
 
     /* state[0]: transport up here; state[1]: every member already known */
     opal_mutex_lock(&mca_osc_newrma_component.am_lock);
-    state[0] = OMPI_SUCCESS == transport_up(recv);
+    state[0] = OMPI_SUCCESS == transport_up();
     state[1] = state[0] && all_members_known(comm);
     opal_mutex_unlock(&mca_osc_newrma_component.am_lock);
     ret = comm->c_coll->coll_allreduce(state, agreed, 2, MPI_INT, MPI_MIN, comm,
@@ -481,47 +489,59 @@ int osc_newrma_ucx_connect(struct ompi_communicator_t *comm, osc_newrma_ucx_recv
     return exchange_addresses(comm);
 }
 
+static bool ucx_active(void)
+{
+    return ucx.up;
+}
+
 #else /* !OSC_NEWRMA_HAVE_UCX */
 
 /* Built without UCX: windows with remote peers are declined at query
- * (osc_newrma_component.c), so none of these is reached with work to do. */
-int osc_newrma_ucx_connect(struct ompi_communicator_t *comm, osc_newrma_ucx_recv_fn_t recv)
+ * (osc_newrma_component.c), so no packet is ever given to this transport. */
+static int ucx_window_connect(ompi_osc_newrma_module_t *module)
 {
-    (void) comm; (void) recv;
+    (void) module;
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
-int osc_newrma_ucx_send(struct ompi_proc_t *peer, const void *header, size_t header_len,
-                        const void *payload, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
+static int ucx_send(ompi_osc_newrma_module_t *module, int rank, const void *header, size_t header_len,
+                    const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
-    (void) peer; (void) header; (void) header_len; (void) payload; (void) len; (void) done; (void) arg;
+    (void) module; (void) rank; (void) header; (void) header_len; (void) payload; (void) len; (void) done;
+    (void) arg;
     return OMPI_ERR_NOT_AVAILABLE;
 }
 
-int osc_newrma_ucx_recv_data(void *rndv, void *buffer, size_t len, osc_newrma_ucx_done_fn_t done, void *arg)
-{
-    (void) rndv; (void) buffer; (void) len; (void) done; (void) arg;
-    return OMPI_ERR_NOT_AVAILABLE;
-}
-
-int osc_newrma_ucx_progress(void)
+static int ucx_progress_locked(void)
 {
     return 0;
 }
 
-int osc_newrma_ucx_progress_locked(void)
-{
-    return 0;
-}
-
-int osc_newrma_ucx_arm(int *fd)
-{
-    (void) fd;
-    return OMPI_ERR_NOT_AVAILABLE;
-}
-
-void osc_newrma_ucx_fini(void)
-{
-}
+#define ucx_fetch NULL
+#define ucx_arm NULL
+#define ucx_active NULL
+#define ucx_fini NULL
 
 #endif /* OSC_NEWRMA_HAVE_UCX */
+
+/* The last transport of the table: every process not reached otherwise. */
+static bool ucx_reaches(const ompi_osc_newrma_module_t *module, int rank)
+{
+    (void) module; (void) rank;
+    return true;
+}
+
+/* No has_work: the transport progresses itself from opal_progress
+ * (ucx_progress, registered once it is up, only tries the AM lock), so the
+ * AM layer's callback leaves it alone. */
+const osc_newrma_transport_t osc_newrma_transport_ucx = {
+    .name = "ucx",
+    .window_connect = ucx_window_connect,
+    .fini = ucx_fini,
+    .reaches = ucx_reaches,
+    .send = ucx_send,
+    .fetch = ucx_fetch,
+    .progress = ucx_progress_locked,
+    .active = ucx_active,
+    .arm = ucx_arm,
+};

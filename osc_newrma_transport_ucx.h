@@ -1,0 +1,33 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * osc/newrma: the UCX transport of the active-message path (one of the
+ * transports of osc_newrma_transport.h; its code is
+ * osc_newrma_transport_ucx.c).
+ *
+ * One UCP context and worker for the whole component (not per window),
+ * created by the first window that needs them.  Worker addresses are learnt
+ * per peer process, once, the first time a window's communicator contains
+ * a process whose address is unknown; endpoints are created on first send.
+ * Both live in component-level tables keyed by the process name, so a
+ * window holds no per-peer transport state.  Large payloads come by UCX's
+ * rendezvous: the packet arrives first, the receiver fetches the payload
+ * (the transport's fetch operation).  See docs/am-protocol.md.
+ */
+
+#ifndef OSC_NEWRMA_TRANSPORT_UCX_H
+#define OSC_NEWRMA_TRANSPORT_UCX_H
+
+#include "ompi_config.h"
+
+BEGIN_C_DECLS
+
+/* The transport (osc_newrma_transport.h): the last in the table, it
+ * reaches every process; window_connect learns the window's worker
+ * addresses; progressed by an opal_progress callback of its own, which
+ * only tries the AM lock; the worker's event descriptor wakes the
+ * progress thread. */
+extern const struct osc_newrma_transport_t osc_newrma_transport_ucx;
+
+END_C_DECLS
+
+#endif /* OSC_NEWRMA_TRANSPORT_UCX_H */
