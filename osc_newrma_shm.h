@@ -267,7 +267,7 @@ int osc_newrma_shm_reuse(struct ompi_osc_newrma_module_t *module, const osc_newr
 void osc_newrma_shm_cache_keep(osc_newrma_shm_t *shm);
 void osc_newrma_shm_cache_flush(void);
 /* The mapping step alone, for any segment (the FIFO segment of
- * osc_newrma_fifo.c too): communicator rank 0 creates a file of `size`
+ * osc_newrma_transport_fifo.c too): communicator rank 0 creates a file of `size`
  * bytes (plus opal/shmem's header), everyone maps it at a base aligned to
  * `alignment`, then it is unlinked.  Collective; fails on every rank if it
  * fails on any.  `fill` (if not NULL) runs in rank 0 on the new segment
