@@ -26,6 +26,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/group/group.h"
 #include "ompi/mca/osc/osc.h"
+#include "ompi/mca/osc/base/base.h"
 #include "ompi/win/win.h"
 
 #include "osc_newrma_shm.h"
@@ -83,7 +84,6 @@ struct ompi_osc_newrma_component_t {
 
     /* MCA parameters (see osc_newrma_component.c for descriptions) */
     int priority;
-    int verbose;
     unsigned int slots;
     unsigned int op_pool_local;
     unsigned int op_pool_global;
@@ -121,7 +121,6 @@ struct ompi_osc_newrma_component_t {
     unsigned int peer_cache;     /* remote window sizes cached per window */
 
     /* runtime state */
-    int output;                  /* opal_output stream of the component */
     size_t cacheline;            /* alignment unit of the shared segment */
     bool cma_usable;             /* process_vm_{read,write}v works here */
     opal_free_list_t targets;    /* target elements (osc_newrma_target_t) */
@@ -447,9 +446,19 @@ static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win
     return (ompi_osc_newrma_module_t *) win->w_osc_module;
 }
 
-/* verbose output on the component's stream */
-#define NEWRMA_VERBOSE(level, ...) \
-    opal_output_verbose((level), mca_osc_newrma_component.output, "osc/newrma: " __VA_ARGS__)
+/* Traces on the osc framework's output stream, as Open MPI's other osc
+ * components do: `--mca osc_base_verbose N` shows warnings from 20
+ * (MCA_BASE_VERBOSE_WARN), window creation and the paths chosen from 40
+ * (_INFO), every epoch and operation from 60 (_TRACE), segment layouts and
+ * protocol details from 80 (_DEBUG), single packets at 100 (_MAX).  The
+ * level is compared in line, so a trace point costs a load and a branch
+ * when it prints nothing. */
+#define NEWRMA_VERBOSE(level, ...)                                                              \
+    do {                                                                                        \
+        if (OPAL_UNLIKELY(ompi_osc_base_framework.framework_verbose >= (level))) {              \
+            opal_output(ompi_osc_base_framework.framework_output, "osc/newrma: " __VA_ARGS__);  \
+        }                                                                                       \
+    } while (0)
 
 /* ------------------------------------------------------------------ */
 /* Entry points by file                                                */

@@ -212,10 +212,10 @@ static void progress_thread_start(void)
     if (OPAL_SUCCESS != opal_thread_start(&progress_thread.thread)) {
         progress_thread.running = false;
         OBJ_DESTRUCT(&progress_thread.thread);
-        NEWRMA_VERBOSE(1, "could not start the progress thread; progress only inside MPI calls");
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "could not start the progress thread; progress only inside MPI calls");
         return;
     }
-    NEWRMA_VERBOSE(10, "asynchronous progress thread started");
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "asynchronous progress thread started");
 }
 
 static void progress_thread_stop(void)
@@ -761,7 +761,7 @@ static void dispatch(ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t
         osc_newrma_am_reply_arrived(hdr, data, len, NULL);
         break;
     default:
-        NEWRMA_VERBOSE(1, "dropped a packet of unknown kind %d", hdr->kind);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a packet of unknown kind %d", hdr->kind);
     }
 }
 
@@ -823,7 +823,7 @@ static void control_receive_large(ompi_osc_newrma_module_t *module, const osc_ne
     held_op_t *packet = malloc(sizeof(*packet) + len);
 
     if (NULL == packet) {
-        NEWRMA_VERBOSE(1, "dropped a control packet: out of memory");
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a control packet: out of memory");
         return;
     }
     *packet = (held_op_t) { .module = module, .hdr = *hdr, .len = len };
@@ -866,7 +866,7 @@ static bool put_in_place(ompi_osc_newrma_module_t *module, origin_state_t *st, c
         return false;     /* the general path reports what is wrong */
     }
     *landing = (landing_t) { .module = module, .origin = hdr->sender };
-    NEWRMA_VERBOSE(50, "put of %zu bytes from %d lands in place", len, hdr->sender);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_MAX, "put of %zu bytes from %d lands in place", len, hdr->sender);
     if (hdr->flags & NEWRMA_PF_SYNC) {
         segment_sync(st, hdr);
     }
@@ -921,7 +921,7 @@ void osc_newrma_am_receive(const void *header, size_t header_len, void *data, si
 
     if (header_len < sizeof(*hdr)
         || OPAL_SUCCESS != opal_hash_table_get_value_uint32(&mca_osc_newrma_component.am_windows, hdr->win, &module)) {
-        NEWRMA_VERBOSE(1, "dropped a packet for an unknown window");
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a packet for an unknown window");
         return;
     }
     if (is_operation(hdr->kind)) {

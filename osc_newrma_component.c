@@ -47,7 +47,6 @@ ompi_osc_newrma_component_t mca_osc_newrma_component = {
         .osc_select = component_select,
         .osc_finalize = component_finalize,
     },
-    .output = -1,
 };
 
 /* ------------------------------------------------------------------ */
@@ -149,12 +148,6 @@ static int component_register(void)
     (void) mca_base_component_var_register(version, "priority",
         "Priority of osc/newrma among the osc components that accept a window (higher wins)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);
-
-    c->verbose = 0;
-    (void) mca_base_component_var_register(version, "verbose",
-        "Verbosity of osc/newrma's output (0: none, 10: window creation, 20: segment layout, "
-        "100: everything)",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
 
     register_uint("slots",
         "Number of slots of a window's operation table: target elements are kept in slot "
@@ -376,9 +369,6 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     /* out-of-tree installs keep the help file beside the component */
     (void) opal_show_help_add_dir(OSC_NEWRMA_HELP_DIR);
 #endif
-    c->output = opal_output_open(NULL);
-    opal_output_set_verbosity(c->output, c->verbose);
-
     /* minimums: a window must always be able to make progress */
     if (0 == c->slots) {
         c->slots = 1;
@@ -413,7 +403,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
         c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
     }
     c->cma_usable = c->use_cma && osc_newrma_single_copy_init();
-    NEWRMA_VERBOSE(10, "initialized: cache line %lu bytes, single-copy %s",
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
 
     if (0 == c->peer_cache) {
@@ -452,8 +442,6 @@ static int component_finalize(void)
     osc_newrma_progress_fini();
     osc_newrma_relay_fini();
     OBJ_DESTRUCT(&mca_osc_newrma_component.targets);
-    opal_output_close(mca_osc_newrma_component.output);
-    mca_osc_newrma_component.output = -1;
     return OMPI_SUCCESS;
 }
 
@@ -495,7 +483,7 @@ static int component_query(struct ompi_win_t *win, void **base, size_t size, int
 
     (void) win; (void) base; (void) size; (void) disp_unit; (void) info;
     if (NULL != reason) {
-        NEWRMA_VERBOSE(10, "declining a window of flavor %d: %s", flavor, reason);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "declining a window of flavor %d: %s", flavor, reason);
         /* if no other osc component is open, window creation is about to
          * fail with a bare error code: say why */
         if (1 == opal_list_get_size(&ompi_osc_base_framework.framework_components)) {

@@ -259,7 +259,7 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
                 wait_no_writer(lock);
             }
             __atomic_store_n(osc_newrma_lock_mode(module), NEWRMA_LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
-            NEWRMA_VERBOSE(30, "lock mode: exclusive lockers announce themselves (a lock_all)");
+            NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "lock mode: exclusive lockers announce themselves (a lock_all)");
             return;
         }
         osc_newrma_backoff(&spins);
@@ -285,7 +285,7 @@ static void lock_mode_try_quiet(ompi_osc_newrma_module_t *module)
         }
     }
     __atomic_store_n(osc_newrma_lock_mode(module), mode, __ATOMIC_RELEASE);
-    NEWRMA_VERBOSE(30, "lock mode: %s",
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "lock mode: %s",
                    NEWRMA_LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"
                                                   : "still announcing (a lock_all holder is in)");
 }

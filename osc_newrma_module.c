@@ -185,7 +185,7 @@ static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_pee
              && value == neighbour;
 
     if (!ok) {
-        NEWRMA_VERBOSE(1, "could not read the memory of process %d with process_vm_readv (Yama "
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "could not read the memory of process %d with process_vm_readv (Yama "
                        "ptrace_scope, seccomp or a missing CAP_SYS_PTRACE?): the window uses active "
                        "messages over the node's FIFOs instead", (int) peers[neighbour].pid);
     }
@@ -346,7 +346,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     osc_newrma_node_policy_batch_set(module);
     *model = MPI_WIN_UNIFIED;
     module->created = true;
-    NEWRMA_VERBOSE(10, "window of %d ranks, flavor %d, %s path, segment %lu bytes",
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "window of %d ranks, flavor %d, %s path, segment %lu bytes",
                    module->size, flavor, path_name(module->path),
                    (unsigned long) module->shm.layout.total_size);
     return OMPI_SUCCESS;

@@ -146,7 +146,7 @@ static share_policy_t share_policy_choose(int32_t speed_permille, size_t share_b
         policy.relay_batch_from = NEWRMA_RELAY_UNATTENDED_BATCH_BYTES;
         policy.relay_batch_pieces = NEWRMA_RELAY_UNATTENDED_BATCH_PIECES;
     }
-    NEWRMA_VERBOSE(10, "single copy at %.3f of memcpy's speed (256 KiB, agreed by the window): shared copies from "
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "single copy at %.3f of memcpy's speed (256 KiB, agreed by the window): shared copies from "
                    "%zu bytes, in %u parts; relays from %zu bytes (batches from %zu bytes or %u pieces)",
                    speed_permille / 1000.0, policy.from_bytes, policy.parts, policy.relay_from,
                    policy.relay_batch_from, policy.relay_batch_pieces);

@@ -98,7 +98,7 @@ const osc_newrma_relay_area_t *osc_newrma_relay_own(void)
     ((osc_newrma_relay_head_t *) base)->cookie = new_cookie();
     area_set(&own, fd, base);
     own_failed = false;
-    NEWRMA_VERBOSE(20, "relay staging area: fd %d, %d slots of %d bytes", fd, NEWRMA_RELAY_SLOTS,
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "relay staging area: fd %d, %d slots of %d bytes", fd, NEWRMA_RELAY_SLOTS,
                    NEWRMA_RELAY_SLOT_BYTES);
     return &own;
 }
@@ -393,7 +393,7 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
                         relay_wait_t got, size_t bytes)
 {
     if (RELAY_WITHDRAWN == got || RELAY_CROSSED == got) {
-        NEWRMA_VERBOSE(30, "relay of %zu bytes to rank %d: %s, withdrawn", bytes, target,
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "relay of %zu bytes to rank %d: %s, withdrawn", bytes, target,
                        RELAY_CROSSED == got ? "another relay waits for us" : "not taken in time");
         if (RELAY_WITHDRAWN == got) {   /* a crossing target is present: no miss */
             __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
@@ -408,7 +408,7 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     }
     __atomic_store_n(&link->box->state, link->mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
     if (RELAY_REFUSED == got) {
-        NEWRMA_VERBOSE(10, "relay to rank %d refused (it cannot map this process's relay area): "
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
         module->assist_relay_bytes = SIZE_MAX;   /* that target cannot reach us: no more tries */
         return OMPI_ERR_WOULD_BLOCK;

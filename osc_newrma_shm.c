@@ -509,7 +509,7 @@ static void shm_note_mapping(osc_newrma_shm_t *shm, int members, size_t alignmen
 static void print_verbose(void *ctx, const char *line)
 {
     (void) ctx;
-    NEWRMA_VERBOSE(20, "%s", line);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "%s", line);
 }
 
 /* PSCW post notices an origin can hold before posters wait for it to drain
@@ -546,7 +546,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
         return ret;
     }
     alignment = shm->layout.base_alignment;
-    if (mca_osc_newrma_component.verbose >= 20 && 0 == module->rank) {
+    if (ompi_osc_base_framework.framework_verbose >= MCA_BASE_VERBOSE_DEBUG && 0 == module->rank) {
         osc_newrma_shm_layout_print(&shm->layout, module->size, print_verbose, NULL);
     }
 

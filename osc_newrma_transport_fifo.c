@@ -422,7 +422,7 @@ static void deliver(char *stream, size_t total)
     size_t header_len = sizeof(osc_newrma_am_hdr_t);
 
     if (total < header_len) {
-        NEWRMA_VERBOSE(1, "FIFO: dropped a packet of %lu bytes (shorter than a header)", (unsigned long) total);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "FIFO: dropped a packet of %lu bytes (shorter than a header)", (unsigned long) total);
         return;
     }
     osc_newrma_am_receive(stream, header_len, stream + header_len, total - header_len, NULL);
@@ -445,7 +445,7 @@ static bool consume(fifo_t *f, osc_newrma_fifo_cell_t *cell)
     }
     if (cell->first) {
         if (NULL != partial) {
-            NEWRMA_VERBOSE(1, "FIFO: rank %d started a packet before finishing one", cell->sender);
+            NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "FIFO: rank %d started a packet before finishing one", cell->sender);
             free(partial);
         }
         partial = malloc(sizeof(*partial) + cell->total);
@@ -457,7 +457,7 @@ static bool consume(fifo_t *f, osc_newrma_fifo_cell_t *cell)
         partial->got = 0;
         opal_hash_table_set_value_uint32(&f->partials, (uint32_t) cell->sender, partial);
     } else if (NULL == partial || partial->got + cell->bytes > partial->total) {
-        NEWRMA_VERBOSE(1, "FIFO: dropped a stray fragment from rank %d", cell->sender);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "FIFO: dropped a stray fragment from rank %d", cell->sender);
         return true;
     }
     memcpy(partial->data + partial->got, data, cell->bytes);
@@ -590,7 +590,7 @@ static int node_comm_init(fifo_t *f, ompi_osc_newrma_module_t *module)
 static void print_verbose(void *ctx, const char *line)
 {
     (void) ctx;
-    NEWRMA_VERBOSE(20, "%s", line);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "%s", line);
 }
 
 static int segment_init(fifo_t *f)
@@ -608,7 +608,7 @@ static int segment_init(fifo_t *f)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (c->verbose >= 20 && 0 == f->local_rank) {
+    if (ompi_osc_base_framework.framework_verbose >= MCA_BASE_VERBOSE_DEBUG && 0 == f->local_rank) {
         osc_newrma_fifo_layout_print(&f->layout, f->local_size, print_verbose, NULL);
     }
     ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->mapping, &f->base, NULL, NULL, NULL);
@@ -720,7 +720,7 @@ static int fifo_window_init(ompi_osc_newrma_module_t *module)
     f->next = fifo_windows;
     fifo_windows = f;
     osc_newrma_am_leave();
-    NEWRMA_VERBOSE(10, "FIFO transport to %d processes on this node: %u cells of %lu bytes each, "
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "FIFO transport to %d processes on this node: %u cells of %lu bytes each, "
                    "segment %lu bytes", f->local_size - 1, f->layout.depth, (unsigned long) f->layout.cell_size,
                    (unsigned long) f->layout.total_size);
     return OMPI_SUCCESS;
@@ -755,16 +755,16 @@ static void fifo_window_fini(ompi_osc_newrma_module_t *module)
     /* every process has pushed its backlog and passed the barrier: what is
      * still queued for us (nothing, in a correct program) is run now */
     if (drain(f)) {
-        NEWRMA_VERBOSE(10, "FIFO: packets arrived after the window's last epoch");
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "FIFO: packets arrived after the window's last epoch");
     }
     for (link = &fifo_windows ; *link != f ; link = &(*link)->next) {
     }
     *link = f->next;
     module->am_fifo = NULL;
     if (f->backlog_count > 0) {
-        NEWRMA_VERBOSE(1, "FIFO: %lu packets never sent (window freed)", (unsigned long) f->backlog_count);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "FIFO: %lu packets never sent (window freed)", (unsigned long) f->backlog_count);
     }
-    NEWRMA_VERBOSE(10, "FIFO: sent %lu packets in %lu fragments, %lu of them waited in the backlog",
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "FIFO: sent %lu packets in %lu fragments, %lu of them waited in the backlog",
                    (unsigned long) f->sent, (unsigned long) f->fragments, (unsigned long) f->backlogged);
     osc_newrma_am_leave();
     fifo_free(f);

@@ -195,7 +195,7 @@ static ucp_ep_h peer_endpoint(ucx_peer_t *peer)
             return NULL;
         }
         peer->eager_limit = rendezvous_over_tcp(peer->ep) ? mca_osc_newrma_component.ucx_eager_limit : 0;
-        NEWRMA_VERBOSE(20, "UCX endpoint: payloads up to %zu bytes sent eagerly", peer->eager_limit);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "UCX endpoint: payloads up to %zu bytes sent eagerly", peer->eager_limit);
     }
     return peer->ep;
 }
@@ -346,9 +346,9 @@ static int transport_up(void)
     opal_progress_register(ucx_progress);
     if (mca_osc_newrma_component.progress_thread && UCS_OK != ucp_worker_get_efd(ucx.worker, &ucx.efd)) {
         ucx.efd = -1;
-        NEWRMA_VERBOSE(1, "no UCX event descriptor: the progress thread polls UCX every few milliseconds");
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "no UCX event descriptor: the progress thread polls UCX every few milliseconds");
     }
-    NEWRMA_VERBOSE(10, "UCX transport up (worker address %lu bytes)", (unsigned long) ucx.address_len);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "UCX transport up (worker address %lu bytes)", (unsigned long) ucx.address_len);
     return OMPI_SUCCESS;
 }
 

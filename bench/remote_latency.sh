@@ -29,8 +29,8 @@
 # The issue-5 target: lock+put+unlock, lock+fop+unlock and lock+acc+unlock
 # <= 1.2 round trips of the same transport (PASS/MISS given against every
 # floor measured with newrma), 64 KiB put bandwidth >= the best other.
-# Every run is started with verbose output (osc_base_verbose, newrma's
-# verbose, pml_base_verbose, UCX_LOG_LEVEL=info: printed at start-up and at
+# Every run is started with verbose output (osc_base_verbose 40,
+# pml_base_verbose, UCX_LOG_LEVEL=info: printed at start-up and at
 # connection, never in the timed loops) and the script checks that each
 # column ran the path it claims (see "path check" below the tables).
 set -eu
@@ -75,11 +75,11 @@ ob1_tcp="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 # naming them here overrides it.  Open MPI 4.1 accepts UCX only on Mellanox
 # transports unless told otherwise (*_ucx_tls, *_ucx_devices).
 pml_ucx="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
-verbose="--mca osc_base_verbose 100 --mca pml_base_verbose 10"
+verbose="--mca osc_base_verbose 40 --mca pml_base_verbose 10"   # 40: window creation and paths; from 60 newrma traces every operation
 mca_args() {
     case $1 in
-        newrma) echo "--mca osc newrma --mca osc_newrma_force_remote 1 --mca osc_newrma_verbose 10 $ob1_tcp $verbose" ;;
-        newrma+u) echo "--mca osc newrma --mca osc_newrma_force_remote 1 --mca osc_newrma_verbose 10 $pml_ucx $verbose" ;;
+        newrma) echo "--mca osc newrma --mca osc_newrma_force_remote 1 $ob1_tcp $verbose" ;;
+        newrma+u) echo "--mca osc newrma --mca osc_newrma_force_remote 1 $pml_ucx $verbose" ;;
         newrma+u1) echo "$(mca_args newrma+u) --mca pml_ucx_progress_iterations 1" ;;
         ucx) echo "--mca osc ucx $pml_ucx --mca osc_ucx_tls any --mca osc_ucx_devices any $verbose" ;;
         pt2pt) echo "--mca osc pt2pt $ob1_tcp $verbose" ;;

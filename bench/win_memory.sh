@@ -37,7 +37,7 @@ export UCX_TLS=tcp,self UCX_NET_DEVICES=lo
 ob1_tcp="--mca pml ob1 --mca btl tcp,self --mca btl_tcp_if_include lo"
 mca_args() {
     case $1 in
-        newrma) echo "--mca osc newrma --mca osc_newrma_force_remote 1 --mca osc_newrma_verbose 10 $ob1_tcp" ;;
+        newrma) echo "--mca osc newrma --mca osc_newrma_force_remote 1 --mca osc_base_verbose 40 $ob1_tcp" ;;
         newrma16) echo "$(mca_args newrma) --mca osc_newrma_op_pool_local 16" ;;
         ucx) echo "$(bench_osc_args ucx) --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any" ;;
         rdma|pt2pt) echo "--mca osc $1 $ob1_tcp" ;;
@@ -113,7 +113,7 @@ for m in "2 malloc heap growth per window per process (B, exact)" \
 done
 echo
 echo "newrma, newrma16: every window of every rank checked on the active-message path"
-echo "(osc_newrma_verbose 10).  newrma16: --mca osc_newrma_op_pool_local 16."
+echo "(osc_base_verbose 40).  newrma16: --mca osc_newrma_op_pool_local 16."
 echo "rdma: Open MPI 4.1's osc/rdma needs a btl with RDMA and atomics reaching every peer"
 echo "(osc_rdma_btls: openib, ugni, uct, ucp; btl/tcp has neither): it declines every window."
 echo "Raw output: $out"
