@@ -122,7 +122,7 @@ struct ompi_osc_newrma_component_t {
 
     /* runtime state */
     size_t cacheline;            /* alignment unit of the shared segment */
-    bool cma_usable;             /* process_vm_{read,write}v works here */
+    bool single_copy_usable;             /* process_vm_{read,write}v works here */
     opal_free_list_t targets;    /* target elements (osc_newrma_target_t) */
 
     /* active-message path (osc_newrma_am_*.c) */
@@ -243,7 +243,7 @@ typedef enum {
 /* How a window reaches its targets' memory; picks the function table. */
 typedef enum {
     NEWRMA_PATH_DIRECT = 0,      /* every window buffer is in the node segment */
-    NEWRMA_PATH_CMA,             /* user memory: single-copy process_vm_*v */
+    NEWRMA_PATH_USERMEM,             /* user memory: single-copy process_vm_*v */
     NEWRMA_PATH_AM,              /* active messages (peers off this node, or forced) */
 } osc_newrma_path_t;
 
@@ -262,7 +262,7 @@ typedef struct {
  * windows). */
 typedef struct {
     bool active;
-    uint8_t kind;                        /* NEWRMA_ASSIST_PUT / _GET / _ACC */
+    uint8_t kind;                        /* NEWRMA_MAILBOX_PUT / _GET / _ACC */
     int target;
     uint32_t mine;                       /* the request's sequence */
     uint64_t stamp;                      /* the presence stamp it was posted on */
@@ -279,10 +279,10 @@ typedef struct {
     struct ompi_datatype_t *dt;
     int count;
     ptrdiff_t disp;
-} osc_newrma_assist_pending_t;
+} osc_newrma_mailbox_pending_t;
 
 /* operations one single-copy batch holds (each a local and a remote iovec) */
-#define NEWRMA_CMA_BATCH 64
+#define NEWRMA_USERMEM_BATCH 64
 
 /* How an origin saw a target's post (osc_newrma_active_target.c), which tells
  * MPI_Win_complete how to answer it: the target's post box slot `slot` at
@@ -339,13 +339,13 @@ struct ompi_osc_newrma_module_t {
      * or direction, and by every call that completes operations.  Its 2 KiB
      * of iovecs only in windows on the single-copy path (NULL elsewhere). */
     size_t cma_batch_bytes;              /* 0: no batching */
-    struct osc_newrma_cma_batch_t {
+    struct osc_newrma_usermem_batch_t {
         int target;
         bool write;
         unsigned int count;
         size_t bytes;                    /* in all */
-        struct iovec local[NEWRMA_CMA_BATCH], remote[NEWRMA_CMA_BATCH];
-    } *cma_batch;
+        struct iovec local[NEWRMA_USERMEM_BATCH], remote[NEWRMA_USERMEM_BATCH];
+    } *usermem_batch;
     /* the user-memory path's mechanisms: limits set by the node policy
      * (osc_newrma_node_policy.c), state of the mailbox (osc_newrma_mailbox.c) */
     size_t assist_max_bytes;             /* payload this process may ask for; 0: it asks nothing */
@@ -363,7 +363,7 @@ struct ompi_osc_newrma_module_t {
     size_t assist_relay_batch_bytes;     /* a group of them is, from this size ... */
     unsigned int assist_relay_batch_pieces; /* ... or this many pieces (0, 0: any) */
     unsigned int assist_share_parts;     /* a shared copy's chunks: this fraction of it */
-    osc_newrma_assist_pending_t assist_pending;
+    osc_newrma_mailbox_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */

@@ -421,7 +421,7 @@ static int acc_direct(acc_t *a, struct iovec *runs, size_t nruns)
  * read, the reduction and the write, and the buffer is small: an image of
  * the whole span (megabytes: a fresh mmap, every page faulted in, on each
  * call) made large accumulates several times slower. */
-#define NEWRMA_ACC_CMA_CHUNK ((size_t) 256 * 1024)
+#define NEWRMA_ACC_USERMEM_CHUNK ((size_t) 256 * 1024)
 
 /* The target bytes [off, off + len) of a chunked accumulate, a buffer's
  * worth at a time: read, combine with the origin's elements (old values
@@ -436,7 +436,7 @@ typedef struct {
     size_t buffer_bytes;
 } acc_range_t;
 
-static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
+static int acc_usermem_range(void *ctx, uint64_t off, uint64_t len)
 {
     const acc_range_t *r = (const acc_range_t *) ctx;
     const acc_t *a = r->a;
@@ -458,20 +458,20 @@ static int acc_cma_range(void *ctx, uint64_t off, uint64_t len)
  * shared with a target inside MPI if it is large (the target reduces its
  * chunks in place: one system call each against our two, two with old
  * values to bring back), else alone. */
-static int acc_cma_run(acc_t *a, acc_range_t *range, size_t bytes)
+static int acc_usermem_run(acc_t *a, acc_range_t *range, size_t bytes)
 {
     int ret = OMPI_ERR_WOULD_BLOCK;
 
     if (!is_no_op(a) && osc_newrma_node_policy_shared_acc_fits(a->module, bytes, a->esize, NULL != range->old)) {
         ret = osc_newrma_shared_copy_accumulate(a->module, a->target, range->origin, range->old, range->remote,
-                                                bytes, a->op, a->basic, acc_cma_range, range);
+                                                bytes, a->op, a->basic, acc_usermem_range, range);
     }
-    return OMPI_ERR_WOULD_BLOCK == ret ? acc_cma_range(range, 0, bytes) : ret;
+    return OMPI_ERR_WOULD_BLOCK == ret ? acc_usermem_range(range, 0, bytes) : ret;
 }
 
 /* Runs of the target one by one, their elements `off` bytes into the
  * packed ones. */
-static int acc_cma_runs_alone(acc_t *a, const acc_range_t *range, const struct iovec *runs, unsigned int nruns,
+static int acc_usermem_runs_alone(acc_t *a, const acc_range_t *range, const struct iovec *runs, unsigned int nruns,
                               uint64_t off)
 {
     int ret = OMPI_SUCCESS;
@@ -481,7 +481,7 @@ static int acc_cma_runs_alone(acc_t *a, const acc_range_t *range, const struct i
         one.remote = (uint64_t) (uintptr_t) runs[i].iov_base;
         one.origin = NULL != range->origin ? range->origin + off : NULL;
         one.old = NULL != range->old ? range->old + off : NULL;
-        ret = acc_cma_run(a, &one, runs[i].iov_len);
+        ret = acc_usermem_run(a, &one, runs[i].iov_len);
     }
     return ret;
 }
@@ -491,7 +491,7 @@ static int acc_cma_runs_alone(acc_t *a, const acc_range_t *range, const struct i
  * same order.  To a target inside MPI, up to NEWRMA_RELAY_SEGS runs at a
  * time are relayed (the target reduces each chunk of our elements out of
  * shared slots: no system call); runs not relayed go one by one. */
-static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *runs, size_t nruns)
+static int acc_usermem_runs(acc_t *a, const acc_range_t *range, const struct iovec *runs, size_t nruns)
 {
     uint64_t off = 0;
     int ret = OMPI_SUCCESS;
@@ -511,16 +511,16 @@ static int acc_cma_runs(acc_t *a, const acc_range_t *range, const struct iovec *
                                               bytes, a->op, a->basic);
         }
         if (OMPI_ERR_WOULD_BLOCK == ret) {
-            ret = acc_cma_runs_alone(a, range, &runs[k], m, off);
+            ret = acc_usermem_runs_alone(a, range, &runs[k], m, off);
         }
         off += bytes;
     }
     return ret;
 }
 
-static int acc_cma_chunked(acc_t *a, pid_t pid, const struct iovec *runs, size_t nruns)
+static int acc_usermem_chunked(acc_t *a, pid_t pid, const struct iovec *runs, size_t nruns)
 {
-    size_t bytes = a->n * a->esize, chunk = bytes < NEWRMA_ACC_CMA_CHUNK ? bytes : NEWRMA_ACC_CMA_CHUNK;
+    size_t bytes = a->n * a->esize, chunk = bytes < NEWRMA_ACC_USERMEM_CHUNK ? bytes : NEWRMA_ACC_USERMEM_CHUNK;
     char *origin = NULL, *origin_owned = NULL, *old = NULL, *old_owned = NULL;
     char *buffer = malloc(chunk);
     acc_range_t range = { .a = a, .pid = pid, .buffer = buffer, .buffer_bytes = chunk };
@@ -543,7 +543,7 @@ static int acc_cma_chunked(acc_t *a, pid_t pid, const struct iovec *runs, size_t
     range.origin = origin;
     range.old = old;
     acc_lock(a->module, &locks, a->target, a->window_offset, a->tl.span);
-    ret = acc_cma_runs(a, &range, runs, nruns);
+    ret = acc_usermem_runs(a, &range, runs, nruns);
     acc_unlock(a->module, &locks);
     if (OMPI_SUCCESS == ret && NULL != old_owned) {
         ret = ompi_datatype_sndrcv(old_owned, (int32_t) a->n, a->basic, a->result_addr, a->result_count,
@@ -577,7 +577,7 @@ static bool acc_runs_relayable(const acc_t *a, const struct iovec *runs, size_t 
  * when the target is one run of packed elements (or several, where relays
  * are on), chunk by chunk or relayed, no image.  To self the memory is
  * local: same locks, no image. */
-static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
+static int acc_usermem(acc_t *a, struct iovec *runs, size_t nruns)
 {
     pid_t pid = osc_newrma_shm_peer(&a->module->shm, a->target)->pid;
     uint64_t first = a->taddr + (uint64_t) a->tl.gap;
@@ -594,7 +594,7 @@ static int acc_cma(acc_t *a, struct iovec *runs, size_t nruns)
     }
     if ((ptrdiff_t) a->esize == a->eextent
         && (1 == nruns ? runs[0].iov_len == a->n * a->esize : acc_runs_relayable(a, runs, nruns))) {
-        return acc_cma_chunked(a, pid, runs, nruns);
+        return acc_usermem_chunked(a, pid, runs, nruns);
     }
     image = malloc(a->tl.span);
     local = malloc(nruns * sizeof(struct iovec));
@@ -777,7 +777,7 @@ static int acc_direct_simple(ompi_osc_newrma_module_t *module, const void *origi
 
 /* Single-copy path, simple case: hand it to the target if it is inside MPI
  * to apply it (osc_newrma_mailbox.c); OMPI_ERR_WOULD_BLOCK if it is not. */
-static int acc_cma_assisted(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
+static int acc_usermem_assisted(ompi_osc_newrma_module_t *module, const void *origin_addr, void *result_addr,
                             int target, ptrdiff_t target_disp, int count, struct ompi_datatype_t *dt,
                             struct ompi_op_t *op)
 {
@@ -827,7 +827,7 @@ static int acc_general(ompi_osc_newrma_module_t *module, const void *origin_addr
                                          &runs, &nruns);
     }
     if (OMPI_SUCCESS == ret) {
-        ret = NEWRMA_PATH_DIRECT == module->path ? acc_direct(&a, runs, nruns) : acc_cma(&a, runs, nruns);
+        ret = NEWRMA_PATH_DIRECT == module->path ? acc_direct(&a, runs, nruns) : acc_usermem(&a, runs, nruns);
     }
     if (runs != &single) {
         free(runs);
@@ -851,7 +851,7 @@ static __opal_attribute_noinline__ int acc_single_copy_any(ompi_osc_newrma_modul
         return ret;
     }
     if (simple && osc_newrma_node_policy_mailbox_fits(module, target, target_count, target_dt)) {
-        ret = acc_cma_assisted(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
+        ret = acc_usermem_assisted(module, origin_addr, result_addr, target, target_disp, target_count, target_dt, op);
         if (OMPI_ERR_WOULD_BLOCK != ret) {
             return ret;
         }
@@ -963,7 +963,7 @@ int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uin
 }
 
 /* A target inside MPI may do it for us (never ourselves: fits says no). */
-static int cas_cma(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
+static int cas_usermem(ompi_osc_newrma_module_t *module, const void *origin_addr, const void *compare_addr,
                    void *result_addr, struct ompi_datatype_t *dt, size_t size, int target,
                    ptrdiff_t target_disp, const osc_newrma_layout_t *tl)
 {
@@ -1004,7 +1004,7 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
     osc_newrma_datatype_layout(dt, 1, &tl);
     return NEWRMA_PATH_DIRECT == module->path
         ? cas_direct(module, origin_addr, compare_addr, result_addr, size, target, target_disp, &tl)
-        : cas_cma(module, origin_addr, compare_addr, result_addr, dt, size, target, target_disp, &tl);
+        : cas_usermem(module, origin_addr, compare_addr, result_addr, dt, size, target, target_disp, &tl);
 }
 
 /* ------------------------------------------------------------------ */

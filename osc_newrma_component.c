@@ -402,9 +402,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     if (c->fence_flat_ranks > c->cacheline / sizeof(int64_t)) {
         c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
     }
-    c->cma_usable = c->use_cma && osc_newrma_single_copy_init();
+    c->single_copy_usable = c->use_cma && osc_newrma_single_copy_init();
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "initialized: cache line %lu bytes, single-copy %s",
-                   (unsigned long) c->cacheline, c->cma_usable ? "usable" : "unavailable");
+                   (unsigned long) c->cacheline, c->single_copy_usable ? "usable" : "unavailable");
 
     if (0 == c->peer_cache) {
         c->peer_cache = 1;

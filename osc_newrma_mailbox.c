@@ -14,8 +14,8 @@
  *
  *  - the target stamps its presence line (CLOCK_MONOTONIC) from newrma's
  *    progress callback (osc_newrma_progress.c), at most once every
- *    NEWRMA_ASSIST_STAMP_NS;
- *  - an origin whose target stamped within NEWRMA_ASSIST_FRESH_NS claims the
+ *    NEWRMA_MAILBOX_STAMP_NS;
+ *  - an origin whose target stamped within NEWRMA_MAILBOX_FRESH_NS claims the
  *    mailbox (compare-and-swap FREE -> CLAIMED with the next sequence
  *    number), writes the request and posts it, then waits up to
  *    osc_newrma_assist_timeout us for the target to take it;
@@ -102,11 +102,11 @@ static bool assist_timed_out(uint64_t *deadline)
 }
 
 /* Wait until the target takes request `posted` or the timeout passes. */
-static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
                        assist_patience_t patience)
 {
     uint64_t deadline = 0;
-    unsigned int spins = 0, turns = 0, clock_turns = ASSIST_SPIN == patience ? NEWRMA_ASSIST_CLOCK_SPINS : 1;
+    unsigned int spins = 0, turns = 0, clock_turns = ASSIST_SPIN == patience ? NEWRMA_MAILBOX_CLOCK_SPINS : 1;
 
     while (posted == __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
         if (ASSIST_SPIN == patience) {
@@ -123,14 +123,14 @@ static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t
 }
 
 /* Wait until our answer line holds `tag` or the timeout passes. */
-static bool wait_answer(const osc_newrma_assist_answer_t *answer, uint64_t tag)
+static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
 {
     uint64_t deadline = 0;
     unsigned int turns = 0;
 
     while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
         osc_newrma_cpu_relax();
-        if (0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS && assist_timed_out(&deadline)) {
+        if (0 == ++turns % NEWRMA_MAILBOX_CLOCK_SPINS && assist_timed_out(&deadline)) {
             return false;
         }
     }
@@ -140,7 +140,7 @@ static bool wait_answer(const osc_newrma_assist_answer_t *answer, uint64_t tag)
 /* Claim a free mailbox: a compare-and-swap from the state it is expected
  * in -- where our last claim left it, if that was this target's, which
  * saves fetching the line before taking it -- then from the state seen. */
-static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_assist_box_t *box,
+static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_mailbox_t *box,
                          uint32_t *mine)
 {
     uint64_t hint = __atomic_load_n(&module->assist_box_hint, __ATOMIC_RELAXED);
@@ -149,15 +149,15 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
 
     for (int attempt = 0 ; attempt < 2 ; ++attempt) {
         /* busy (another origin's request): single-copy, no waiting in line */
-        if (NEWRMA_ASSIST_FREE != (seen & NEWRMA_ASSIST_MASK)) {
+        if (NEWRMA_MAILBOX_FREE != (seen & NEWRMA_MAILBOX_MASK)) {
             return false;
         }
-        *mine = (seen & ~NEWRMA_ASSIST_MASK) + (1u << NEWRMA_ASSIST_BITS);
-        if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_ASSIST_CLAIMED, false,
+        *mine = (seen & ~NEWRMA_MAILBOX_MASK) + (1u << NEWRMA_MAILBOX_BITS);
+        if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED, false,
                                         __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
             /* every way out of a request leaves the mailbox FREE under its sequence */
             __atomic_store_n(&module->assist_box_hint,
-                             osc_newrma_mailbox_target_word(target, *mine | NEWRMA_ASSIST_FREE), __ATOMIC_RELAXED);
+                             osc_newrma_mailbox_target_word(target, *mine | NEWRMA_MAILBOX_FREE), __ATOMIC_RELAXED);
             return true;
         }
     }
@@ -169,7 +169,7 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
 static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
                              const void *in, size_t in_bytes, uint32_t *mine)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
 
     if (!assist_claim(module, target, box, mine)) {
         return OMPI_ERR_WOULD_BLOCK;
@@ -182,7 +182,7 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
     box->count = req->count;
     box->addr = req->addr;
     memcpy(box->payload, in, in_bytes);
-    __atomic_store_n(&box->state, *mine | NEWRMA_ASSIST_POSTED, __ATOMIC_RELEASE);
+    __atomic_store_n(&box->state, *mine | NEWRMA_MAILBOX_POSTED, __ATOMIC_RELEASE);
     return OMPI_SUCCESS;
 }
 
@@ -200,10 +200,10 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const osc_n
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t mine,
+static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
                             uint64_t stamp, uint32_t back)
 {
-    uint32_t posted = mine | NEWRMA_ASSIST_POSTED;
+    uint32_t posted = mine | NEWRMA_MAILBOX_POSTED;
 
     if (!__atomic_compare_exchange_n(&box->state, &posted, mine | back, false, __ATOMIC_RELAXED,
                                      __ATOMIC_RELAXED)) {
@@ -222,7 +222,7 @@ int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const 
     return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t mine,
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
                                  uint64_t stamp, uint32_t back)
 {
     return assist_withdraw(module, box, mine, stamp, back);
@@ -231,7 +231,7 @@ bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_as
 /* A target answered: count it, and trust it for the next requests. */
 static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 {
-    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_ASSIST_TRUSTED_ANSWERS),
+    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_MAILBOX_TRUSTED_ANSWERS),
                      __ATOMIC_RELAXED);
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
 }
@@ -242,23 +242,23 @@ static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
                          assist_patience_t patience, void *out, size_t out_bytes)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
     uint32_t state;
     unsigned int spins = 0;
 
-    if ((ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_ASSIST_POSTED, patience))
+    if ((ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_MAILBOX_POSTED, patience))
         && assist_withdraw(module, box, mine, stamp,
-                           ASSIST_AFTER_COMPLETION == patience ? NEWRMA_ASSIST_WITHDRAWING : NEWRMA_ASSIST_FREE)) {
+                           ASSIST_AFTER_COMPLETION == patience ? NEWRMA_MAILBOX_WITHDRAWING : NEWRMA_MAILBOX_FREE)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* taken: the target is applying it, a few instructions away; it
      * answers DONE, or frees the mailbox itself when it owes no answer */
-    while ((mine | NEWRMA_ASSIST_TAKEN) == (state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE))) {
+    while ((mine | NEWRMA_MAILBOX_TAKEN) == (state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE))) {
         osc_newrma_backoff(&spins);
     }
-    if ((mine | NEWRMA_ASSIST_DONE) == state) {
+    if ((mine | NEWRMA_MAILBOX_DONE) == state) {
         memcpy(out, box->payload, out_bytes);
-        __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+        __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
     }
     assist_answered(module, target);
     return OMPI_SUCCESS;
@@ -270,13 +270,13 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
 static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
                                  void *out, size_t out_bytes)
 {
-    const osc_newrma_assist_answer_t *answer = osc_newrma_shm_assist_answer(&module->shm, module->rank);
-    uint64_t tag = osc_newrma_mailbox_target_word(target, mine | NEWRMA_ASSIST_DONE);
+    const osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, module->rank);
+    uint64_t tag = osc_newrma_mailbox_target_word(target, mine | NEWRMA_MAILBOX_DONE);
     unsigned int spins = 0;
 
     if (!wait_answer(answer, tag)) {
-        if (assist_withdraw(module, osc_newrma_shm_assist_box(&module->shm, target), mine, stamp,
-                            NEWRMA_ASSIST_FREE)) {
+        if (assist_withdraw(module, osc_newrma_shm_mailbox(&module->shm, target), mine, stamp,
+                            NEWRMA_MAILBOX_FREE)) {
             return OMPI_ERR_WOULD_BLOCK;
         }
         /* taken meanwhile: the answer is a few instructions away */
@@ -332,9 +332,9 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const osc_ne
  * mailbox -- so it is posted whether or not the target looks present
  * (stamp 0: unattended). */
 static int assist_defer(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                        const osc_newrma_assist_pending_t *what, const void *in, size_t in_bytes)
+                        const osc_newrma_mailbox_pending_t *what, const void *in, size_t in_bytes)
 {
-    osc_newrma_assist_pending_t *pending = &module->assist_pending;
+    osc_newrma_mailbox_pending_t *pending = &module->assist_pending;
     uint32_t mine;
     uint64_t stamp = 0;
     int ret;
@@ -360,18 +360,18 @@ static int assist_defer(ompi_osc_newrma_module_t *module, int target, const osc_
 int osc_newrma_mailbox_move(ompi_osc_newrma_module_t *module, int target, bool write, void *local,
                             uint64_t taddr, size_t bytes)
 {
-    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_PUT : NEWRMA_ASSIST_GET,
+    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_PUT : NEWRMA_MAILBOX_GET,
                                          .count = (uint32_t) bytes, .addr = taddr };
-    osc_newrma_assist_pending_t what = { .local = local, .taddr = taddr, .bytes = bytes };
+    osc_newrma_mailbox_pending_t what = { .local = local, .taddr = taddr, .bytes = bytes };
 
     return assist_defer(module, target, &req, &what, local, write ? bytes : 0);
 }
 
 /* Where a pending request's answer goes: a get's buffer, a get_accumulate's
  * or compare-and-swap's result; NULL if it owes none (a put, an accumulate). */
-static inline void *pending_answer(const osc_newrma_assist_pending_t *p)
+static inline void *pending_answer(const osc_newrma_mailbox_pending_t *p)
 {
-    return NEWRMA_ASSIST_PUT == p->kind ? NULL : p->local;
+    return NEWRMA_MAILBOX_PUT == p->kind ? NULL : p->local;
 }
 
 /* An unattended request's target may be busy outside MPI: without
@@ -380,7 +380,7 @@ static inline void *pending_answer(const osc_newrma_assist_pending_t *p)
  * PSCW epoch: that target has posted and waits, or soon will, in
  * MPI_Win_wait, and a few yields give it the core. */
 static assist_patience_t pending_patience(const ompi_osc_newrma_module_t *module,
-                                          const osc_newrma_assist_pending_t *p)
+                                          const osc_newrma_mailbox_pending_t *p)
 {
     if (NEWRMA_WIN_PSCW_GRANTED == module->state) {
         return ASSIST_SPIN_POLITELY;
@@ -391,23 +391,23 @@ static assist_patience_t pending_patience(const ompi_osc_newrma_module_t *module
 /* The pending request by single copy after its withdrawal: from the data
  * as it was at the call, or into the answer's buffer (still the caller's
  * to fill). */
-static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrma_assist_pending_t *p, void *answer)
+static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrma_mailbox_pending_t *p, void *answer)
 {
-    if (NEWRMA_ASSIST_ACC == p->kind) {
+    if (NEWRMA_MAILBOX_ACC == p->kind) {
         return osc_newrma_acc_single_copy(module, p->data, answer, p->count, p->dt, p->target, p->disp, p->op);
     }
-    if (NEWRMA_ASSIST_CAS == p->kind) {
+    if (NEWRMA_MAILBOX_CAS == p->kind) {
         return osc_newrma_cas_single_copy(module, p->target, p->taddr, p->data, p->data + p->bytes, answer,
                                           p->bytes);
     }
     return osc_newrma_single_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
-                                  NEWRMA_ASSIST_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
-                                  NEWRMA_ASSIST_PUT == p->kind);
+                                  NEWRMA_MAILBOX_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
+                                  NEWRMA_MAILBOX_PUT == p->kind);
 }
 
 static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t patience)
 {
-    osc_newrma_assist_pending_t *p = &module->assist_pending;
+    osc_newrma_mailbox_pending_t *p = &module->assist_pending;
     void *answer = pending_answer(p);
     int ret;
 
@@ -419,7 +419,7 @@ static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t 
     ret = pending_single_copy(module, p, answer);
     if (ASSIST_AFTER_COMPLETION == patience) {
         /* done: the target's MPI_Win_wait may return */
-        __atomic_store_n(&osc_newrma_shm_assist_box(&module->shm, p->target)->state, p->mine | NEWRMA_ASSIST_FREE,
+        __atomic_store_n(&osc_newrma_shm_mailbox(&module->shm, p->target)->state, p->mine | NEWRMA_MAILBOX_FREE,
                          __ATOMIC_RELEASE);
     }
     return ret;
@@ -461,7 +461,7 @@ int osc_newrma_mailbox_accumulate(ompi_osc_newrma_module_t *module, int target, 
                                   const void *origin, void *result)
 {
     size_t bytes = (size_t) count * dt->super.size, in_bytes = &ompi_mpi_op_no_op.op == op ? 0 : bytes;
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_ACC, .want_result = NULL != result,
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_MAILBOX_ACC, .want_result = NULL != result,
                                          .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
                                          .count = (uint32_t) count, .addr = taddr };
 
@@ -473,7 +473,7 @@ int osc_newrma_mailbox_accumulate(ompi_osc_newrma_module_t *module, int target, 
      * serve the mailbox in its MPI_Win_wait; MPI_Win_complete collects the
      * answer (the result may not be read before then). */
     if ((NULL == result || NEWRMA_WIN_PSCW_GRANTED == module->state) && 0 != module->assist_move_bytes) {
-        osc_newrma_assist_pending_t what = { .local = result, .taddr = taddr, .bytes = bytes, .op = op,
+        osc_newrma_mailbox_pending_t what = { .local = result, .taddr = taddr, .bytes = bytes, .op = op,
                                              .dt = dt, .count = count, .disp = disp };
         return assist_defer(module, target, &req, &what, origin, in_bytes);
     }
@@ -484,8 +484,8 @@ int osc_newrma_mailbox_cas(ompi_osc_newrma_module_t *module, int target, uint64_
                            struct ompi_datatype_t *dt, const void *origin, const void *compare, void *result)
 {
     size_t size = dt->super.size;
-    uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD];
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_CAS, .want_result = 1, .dt_id = (uint16_t) dt->id,
+    uint8_t in[NEWRMA_MAILBOX_MAX_PAYLOAD];
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_MAILBOX_CAS, .want_result = 1, .dt_id = (uint16_t) dt->id,
                                          .count = 1, .addr = taddr };
 
     if (!dt_indexable(dt)) {
@@ -495,7 +495,7 @@ int osc_newrma_mailbox_cas(ompi_osc_newrma_module_t *module, int target, uint64_
     memcpy(in + size, compare, size);
     /* in a PSCW epoch, answered at MPI_Win_complete (as get_accumulate) */
     if (NEWRMA_WIN_PSCW_GRANTED == module->state && 0 != module->assist_move_bytes) {
-        osc_newrma_assist_pending_t what = { .local = result, .taddr = taddr, .bytes = size, .dt = dt, .count = 1 };
+        osc_newrma_mailbox_pending_t what = { .local = result, .taddr = taddr, .bytes = size, .dt = dt, .count = 1 };
         return assist_defer(module, target, &req, &what, in, 2 * size);
     }
     return assist_run(module, target, &req, in, 2 * size, result, size);
@@ -513,15 +513,15 @@ static void apply(const osc_newrma_mailbox_request_t *req, struct ompi_datatype_
     size_t size = NULL != dt ? dt->super.size : 0;
     char *t = (char *) (uintptr_t) req->addr;
 
-    if (NEWRMA_ASSIST_PUT == req->kind) {
+    if (NEWRMA_MAILBOX_PUT == req->kind) {
         osc_newrma_copy_bytes(t, in, req->count);
         return;
     }
-    if (NEWRMA_ASSIST_GET == req->kind) {
+    if (NEWRMA_MAILBOX_GET == req->kind) {
         osc_newrma_copy_bytes(out, t, req->count);
         return;
     }
-    if (NEWRMA_ASSIST_CAS == req->kind) {
+    if (NEWRMA_MAILBOX_CAS == req->kind) {
         memcpy(out, t, size);
         if (0 == memcmp(t, in + size, size)) {
             memcpy(t, in, size);
@@ -539,9 +539,9 @@ static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi
 {
     size_t bytes;
 
-    if (NEWRMA_ASSIST_PUT == req->kind || NEWRMA_ASSIST_GET == req->kind) {
+    if (NEWRMA_MAILBOX_PUT == req->kind || NEWRMA_MAILBOX_GET == req->kind) {
         *dt = NULL;
-        *in_bytes = NEWRMA_ASSIST_PUT == req->kind ? req->count : 0;
+        *in_bytes = NEWRMA_MAILBOX_PUT == req->kind ? req->count : 0;
         return req->count;
     }
     if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED) {
@@ -549,29 +549,29 @@ static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi
     }
     *dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
     bytes = (size_t) req->count * (*dt)->super.size;
-    *in_bytes = NEWRMA_ASSIST_CAS == req->kind ? 2 * bytes : bytes;
+    *in_bytes = NEWRMA_MAILBOX_CAS == req->kind ? 2 * bytes : bytes;
     return bytes;
 }
 
 /* Answer a request on its origin's answer line: the mailbox is free first
  * (the origin claims it again as soon as it has its answer), then the
  * payload, then the tag that says it is there. */
-static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t taken,
+static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t taken,
                            int origin, const uint8_t *out, size_t bytes)
 {
-    osc_newrma_assist_answer_t *answer = osc_newrma_shm_assist_answer(&module->shm, origin);
-    uint32_t sequence = taken & ~NEWRMA_ASSIST_MASK;
+    osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, origin);
+    uint32_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
 
-    __atomic_store_n(&box->state, sequence | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    __atomic_store_n(&box->state, sequence | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
     memcpy(answer->payload, out, bytes);
-    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_ASSIST_DONE),
+    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_MAILBOX_DONE),
                      __ATOMIC_RELEASE);
 }
 
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
-    _Alignas(16) uint8_t in[NEWRMA_ASSIST_MAX_PAYLOAD], out[NEWRMA_ASSIST_MAX_PAYLOAD];
+    osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
+    _Alignas(16) uint8_t in[NEWRMA_MAILBOX_MAX_PAYLOAD], out[NEWRMA_MAILBOX_MAX_PAYLOAD];
     uint32_t posted, taken;
     struct ompi_datatype_t *dt;
     osc_newrma_mailbox_request_t req;
@@ -581,7 +581,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 
     posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE);
     osc_newrma_mailbox_stamp(module, now);
-    if (NEWRMA_ASSIST_POSTED != (posted & NEWRMA_ASSIST_MASK)) {
+    if (NEWRMA_MAILBOX_POSTED != (posted & NEWRMA_MAILBOX_MASK)) {
         return 0;
     }
     /* a copy first: until our compare-and-swap succeeds the request may be
@@ -590,12 +590,12 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     req = (osc_newrma_mailbox_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
                                .op_index = box->op_index, .answer_to = box->answer_to, .count = box->count,
                                .addr = box->addr };
-    if (NEWRMA_ASSIST_SHARE_PUT == req.kind || NEWRMA_ASSIST_SHARE_GET == req.kind
-        || NEWRMA_ASSIST_SHARE_ACC == req.kind) {
+    if (NEWRMA_MAILBOX_SHARE_PUT == req.kind || NEWRMA_MAILBOX_SHARE_GET == req.kind
+        || NEWRMA_MAILBOX_SHARE_ACC == req.kind) {
         return osc_newrma_shared_copy_serve(module, box, posted, &req);
     }
-    if (NEWRMA_ASSIST_RELAY_PUT == req.kind || NEWRMA_ASSIST_RELAY_GET == req.kind
-        || NEWRMA_ASSIST_RELAY_ACC == req.kind) {
+    if (NEWRMA_MAILBOX_RELAY_PUT == req.kind || NEWRMA_MAILBOX_RELAY_GET == req.kind
+        || NEWRMA_MAILBOX_RELAY_ACC == req.kind) {
         return osc_newrma_relay_serve(module, box, posted, &req);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
@@ -612,7 +612,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
                                            bytes, &stripes)) {
         return 0;
     }
-    taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
     if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
         if (locked) {
             osc_newrma_acc_stripes_unlock(module, &stripes);
@@ -625,8 +625,8 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     }
     /* no answer owed (a put, an accumulate without result): the mailbox
      * is free again at once -- its origin may not be waiting at all */
-    if (NEWRMA_ASSIST_PUT == req.kind || (NEWRMA_ASSIST_ACC == req.kind && !req.want_result)) {
-        __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    if (NEWRMA_MAILBOX_PUT == req.kind || (NEWRMA_MAILBOX_ACC == req.kind && !req.want_result)) {
+        __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
         return 1;
     }
     if (0 != req.answer_to) {
@@ -634,25 +634,25 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return 1;
     }
     memcpy(box->payload, out, bytes);
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
+    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
     return 1;
 }
 
 bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module)
 {
-    osc_newrma_assist_box_t *box;
+    osc_newrma_mailbox_t *box;
     uint32_t state;
 
     if (!osc_newrma_mailbox_served(module)) {
         return true;
     }
-    box = osc_newrma_shm_assist_box(&module->shm, module->rank);
-    state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_ASSIST_MASK;
-    if (NEWRMA_ASSIST_POSTED == state) {
+    box = osc_newrma_shm_mailbox(&module->shm, module->rank);
+    state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
+    if (NEWRMA_MAILBOX_POSTED == state) {
         (void) osc_newrma_progress_serve(module);
-        state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_ASSIST_MASK;
+        state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
     }
     /* TAKEN: being applied (by another thread's progress); WITHDRAWING:
      * by its origin, which signalled its completion before */
-    return NEWRMA_ASSIST_POSTED != state && NEWRMA_ASSIST_TAKEN != state && NEWRMA_ASSIST_WITHDRAWING != state;
+    return NEWRMA_MAILBOX_POSTED != state && NEWRMA_MAILBOX_TAKEN != state && NEWRMA_MAILBOX_WITHDRAWING != state;
 }

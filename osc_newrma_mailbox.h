@@ -22,24 +22,24 @@
 #include "osc_newrma_progress.h"
 
 /* what a request asks (the mailbox's `kind`) */
-enum { NEWRMA_ASSIST_ACC = 1, NEWRMA_ASSIST_CAS, NEWRMA_ASSIST_PUT, NEWRMA_ASSIST_GET,
-       NEWRMA_ASSIST_SHARE_PUT, NEWRMA_ASSIST_SHARE_GET, NEWRMA_ASSIST_SHARE_ACC,
-       NEWRMA_ASSIST_RELAY_PUT, NEWRMA_ASSIST_RELAY_GET, NEWRMA_ASSIST_RELAY_ACC };
+enum { NEWRMA_MAILBOX_ACC = 1, NEWRMA_MAILBOX_CAS, NEWRMA_MAILBOX_PUT, NEWRMA_MAILBOX_GET,
+       NEWRMA_MAILBOX_SHARE_PUT, NEWRMA_MAILBOX_SHARE_GET, NEWRMA_MAILBOX_SHARE_ACC,
+       NEWRMA_MAILBOX_RELAY_PUT, NEWRMA_MAILBOX_RELAY_GET, NEWRMA_MAILBOX_RELAY_ACC };
 
-/* the state word: sequence << NEWRMA_ASSIST_BITS | state */
+/* the state word: sequence << NEWRMA_MAILBOX_BITS | state */
 enum {
-    NEWRMA_ASSIST_FREE = 0,
-    NEWRMA_ASSIST_CLAIMED,
-    NEWRMA_ASSIST_POSTED,
-    NEWRMA_ASSIST_TAKEN,
-    NEWRMA_ASSIST_DONE,
+    NEWRMA_MAILBOX_FREE = 0,
+    NEWRMA_MAILBOX_CLAIMED,
+    NEWRMA_MAILBOX_POSTED,
+    NEWRMA_MAILBOX_TAKEN,
+    NEWRMA_MAILBOX_DONE,
     /* withdrawn after its origin's MPI_Win_complete signalled: the origin
      * is doing it by single copy, and the target's MPI_Win_wait must not
      * return before it is done (the origin frees the mailbox then) */
-    NEWRMA_ASSIST_WITHDRAWING,
+    NEWRMA_MAILBOX_WITHDRAWING,
 };
-#define NEWRMA_ASSIST_BITS 3
-#define NEWRMA_ASSIST_MASK ((1u << NEWRMA_ASSIST_BITS) - 1)
+#define NEWRMA_MAILBOX_BITS 3
+#define NEWRMA_MAILBOX_MASK ((1u << NEWRMA_MAILBOX_BITS) - 1)
 
 /* What one request says, besides its payload (the target reads a copy of
  * it before it takes the request). */
@@ -116,7 +116,7 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
 {
     uint64_t trusted;
 
-    *stamp = __atomic_load_n(&osc_newrma_shm_assist_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
+    *stamp = __atomic_load_n(&osc_newrma_shm_mailbox_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
     if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
         return false;
     }
@@ -126,7 +126,7 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
         __atomic_store_n(&module->assist_trusted, trusted - 1, __ATOMIC_RELAXED);
         return true;
     }
-    return osc_newrma_clock_ns() - *stamp < NEWRMA_ASSIST_FRESH_NS;
+    return osc_newrma_clock_ns() - *stamp < NEWRMA_MAILBOX_FRESH_NS;
 }
 
 /* Claim the target's mailbox and post `req` with `in_bytes` of payload,
@@ -138,7 +138,7 @@ int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const 
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t mine,
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
                                  uint64_t stamp, uint32_t back);
 
 /* the length of the chunk at `off` of `bytes` in chunks of `chunk` (the
@@ -158,12 +158,12 @@ static inline uint64_t osc_newrma_chunk_len(uint64_t bytes, uint64_t off, uint64
  * for a request to come.  Returns the work done. */
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now);
 
-/* Refresh our presence stamp at most every NEWRMA_ASSIST_STAMP_NS. */
+/* Refresh our presence stamp at most every NEWRMA_MAILBOX_STAMP_NS. */
 static inline void osc_newrma_mailbox_stamp(ompi_osc_newrma_module_t *module, uint64_t now)
 {
-    if (0 != now && now - module->assist_stamp_written >= NEWRMA_ASSIST_STAMP_NS) {
+    if (0 != now && now - module->assist_stamp_written >= NEWRMA_MAILBOX_STAMP_NS) {
         module->assist_stamp_written = now;
-        __atomic_store_n(&osc_newrma_shm_assist_presence(&module->shm, module->rank)->stamp, now,
+        __atomic_store_n(&osc_newrma_shm_mailbox_presence(&module->shm, module->rank)->stamp, now,
                          __ATOMIC_RELAXED);
     }
 }
@@ -184,9 +184,9 @@ bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module);
  * when there is something to serve. */
 static inline bool osc_newrma_mailbox_request_posted(const ompi_osc_newrma_module_t *module)
 {
-    const osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, module->rank);
+    const osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
 
-    return NEWRMA_ASSIST_POSTED == (__atomic_load_n(&box->state, __ATOMIC_RELAXED) & NEWRMA_ASSIST_MASK);
+    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&box->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK);
 }
 
 /* One step of a window's own spin-wait where origins may be waiting for

@@ -46,7 +46,7 @@ static osc_newrma_path_t choose_path(int flavor, bool remote, bool want_am)
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
         return NEWRMA_PATH_DIRECT;
     }
-    return want_am ? NEWRMA_PATH_AM : NEWRMA_PATH_CMA;
+    return want_am ? NEWRMA_PATH_AM : NEWRMA_PATH_USERMEM;
 }
 
 /* Every process of the group answers alike (a group with a process on
@@ -65,14 +65,14 @@ static unsigned long wants_am(int flavor, int size)
     if (MPI_WIN_FLAVOR_CREATE != flavor && MPI_WIN_FLAVOR_DYNAMIC != flavor) {
         return 0;
     }
-    return c->force_am || (size > 1 && !c->cma_usable);
+    return c->force_am || (size > 1 && !c->single_copy_usable);
 }
 
 static const ompi_osc_base_module_t *path_table(osc_newrma_path_t path)
 {
     static const ompi_osc_base_module_t *const tables[] = {
         [NEWRMA_PATH_DIRECT] = &ompi_osc_newrma_direct_table,
-        [NEWRMA_PATH_CMA] = &ompi_osc_newrma_usermem_table,
+        [NEWRMA_PATH_USERMEM] = &ompi_osc_newrma_usermem_table,
         [NEWRMA_PATH_AM] = &ompi_osc_newrma_am_table,
     };
     return tables[path];
@@ -82,7 +82,7 @@ static const char *path_name(osc_newrma_path_t path)
 {
     static const char *const names[] = {
         [NEWRMA_PATH_DIRECT] = "direct load/store",
-        [NEWRMA_PATH_CMA] = "single-copy (cma)",
+        [NEWRMA_PATH_USERMEM] = "user memory on this node (usermem)",
         [NEWRMA_PATH_AM] = "active messages",
     };
     return names[path];
@@ -97,14 +97,14 @@ static void set_path(ompi_osc_newrma_module_t *module, osc_newrma_path_t path)
 /* The single-copy path's batch of small puts/gets: one per window, not
  * locked, so none with threads (they would share it); no other path has
  * one. */
-static int cma_batch_init(ompi_osc_newrma_module_t *module)
+static int usermem_batch_init(ompi_osc_newrma_module_t *module)
 {
-    if (NEWRMA_PATH_CMA != module->path || ompi_mpi_thread_multiple
+    if (NEWRMA_PATH_USERMEM != module->path || ompi_mpi_thread_multiple
         || 0 == mca_osc_newrma_component.cma_batch_bytes) {
         return OMPI_SUCCESS;
     }
-    module->cma_batch = calloc(1, sizeof(*module->cma_batch));
-    if (NULL == module->cma_batch) {
+    module->usermem_batch = calloc(1, sizeof(*module->usermem_batch));
+    if (NULL == module->usermem_batch) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     module->cma_batch_bytes = mca_osc_newrma_component.cma_batch_bytes;
@@ -122,7 +122,7 @@ static void module_destroy(ompi_osc_newrma_module_t *module)
     osc_newrma_group_cache_release(&module->start_groups);
     osc_newrma_group_cache_release(&module->post_groups);
     free(module->posts_seen);
-    free(module->cma_batch);
+    free(module->usermem_batch);
     free(module->start_matches);
     free(module->early_origins);
     if (NULL != module->comm) {
@@ -177,7 +177,7 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
  * mapping reduction decides for all, so that all ranks take the same path
  * (OMPI_ERR_UNREACH on every rank if any could not: the window then goes
  * over the node's FIFOs). */
-static int cma_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
+static int single_copy_reach_vote(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers)
 {
     int neighbour = (module->rank + 1) % module->size, value = -1;
     int ok = OMPI_SUCCESS == osc_newrma_single_copy(peers[neighbour].pid, &value, peers[neighbour].probe,
@@ -257,7 +257,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
         goto out;
     }
     ret = osc_newrma_shm_attach(module, comm, peers,
-                                NEWRMA_PATH_CMA == module->path && module->size > 1 ? cma_reach_vote(module, peers) : 1);
+                                NEWRMA_PATH_USERMEM == module->path && module->size > 1 ? single_copy_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
         osc_newrma_node_policy_init(module, speed_permille);
         ret = osc_newrma_progress_window_add(module);
@@ -339,7 +339,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     if (NEWRMA_PATH_DIRECT == module->path) {
         *base = segment_window_base(module, module->rank);
     }
-    ret = cma_batch_init(module);
+    ret = usermem_batch_init(module);
     if (OMPI_SUCCESS != ret) {
         goto error;
     }

@@ -52,7 +52,7 @@ static bool targets_attended(void)
 static double single_copy_speed(size_t bytes)
 {
     char *src = malloc(bytes), *dst = malloc(bytes);
-    uint64_t best_cma = UINT64_MAX, best_memcpy = UINT64_MAX;
+    uint64_t best_single_copy = UINT64_MAX, best_memcpy = UINT64_MAX;
     double speed = -1.0;
 
     if (NULL == src || NULL == dst) {
@@ -69,10 +69,10 @@ static double single_copy_speed(size_t bytes)
         memcpy(dst, src, bytes);
         __asm__ __volatile__("" : : "r"(dst) : "memory");   /* the copy is used */
         t2 = osc_newrma_clock_ns();
-        best_cma = t1 - t0 < best_cma ? t1 - t0 : best_cma;
+        best_single_copy = t1 - t0 < best_single_copy ? t1 - t0 : best_single_copy;
         best_memcpy = t2 - t1 < best_memcpy ? t2 - t1 : best_memcpy;
     }
-    speed = 0 == best_cma ? 1.0 : (double) best_memcpy / (double) best_cma;
+    speed = 0 == best_single_copy ? 1.0 : (double) best_memcpy / (double) best_single_copy;
 cleanup:
     free(src);
     free(dst);
@@ -181,7 +181,7 @@ static share_policy_t share_policy(int32_t speed_permille)
 
 void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module, int32_t speed_permille)
 {
-    size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_assist_box_t, payload);
+    size_t line = module->shm.layout.cacheline, payload = line - offsetof(osc_newrma_mailbox_t, payload);
 
     module->assist_max_bytes = module->assist_serve_bytes = 0;
     module->assist_attended = false;
@@ -190,13 +190,13 @@ void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module, int32_t speed
     module->assist_relay_bytes = SIZE_MAX;
     module->assist_relay_batch_bytes = 0;
     module->assist_relay_batch_pieces = 0;
-    if (NEWRMA_PATH_CMA != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
+    if (NEWRMA_PATH_USERMEM != module->path || !module->shm.is_shared || SIZE_MAX == module->shm.layout.assist_in_rank) {
         return;
     }
     /* Every process of the window has the mailbox (the layout is agreed),
      * and serves it whatever its own parameters say: an origin may leave a
      * PSCW put or accumulate there for our MPI_Win_wait to apply. */
-    module->assist_serve_bytes = payload < NEWRMA_ASSIST_MAX_PAYLOAD ? payload : NEWRMA_ASSIST_MAX_PAYLOAD;
+    module->assist_serve_bytes = payload < NEWRMA_MAILBOX_MAX_PAYLOAD ? payload : NEWRMA_MAILBOX_MAX_PAYLOAD;
     if (0 == mca_osc_newrma_component.assist_timeout) {
         return;   /* this process asks nothing of its targets */
     }
@@ -224,11 +224,11 @@ void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module, int32_t speed
 void osc_newrma_node_policy_batch_set(ompi_osc_newrma_module_t *module)
 {
     /* the largest put or get worth handing over: within one hardware line */
-    size_t in_line = NEWRMA_ASSIST_HW_LINE - offsetof(osc_newrma_assist_box_t, payload);
+    size_t in_line = NEWRMA_MAILBOX_HW_LINE - offsetof(osc_newrma_mailbox_t, payload);
     size_t move_max = module->assist_max_bytes < in_line ? module->assist_max_bytes : in_line;
 
     module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : move_max;
-    if (NULL == module->cma_batch) {
+    if (NULL == module->usermem_batch) {
         module->assist_relay_bytes = SIZE_MAX;
     }
 }

@@ -36,18 +36,18 @@
 
 /* Mailbox (osc_newrma_mailbox.c).  A stamp older than this means the
  * target is computing, not in MPI. */
-#define NEWRMA_ASSIST_FRESH_NS 50000
+#define NEWRMA_MAILBOX_FRESH_NS 50000
 /* The target rewrites its stamp at most this often (the line is read by
  * every origin deciding whether to ask: rewriting it costs them a miss). */
-#define NEWRMA_ASSIST_STAMP_NS 1000
+#define NEWRMA_MAILBOX_STAMP_NS 1000
 /* The presence stamp needs a clock reading; progress takes one every this
  * many calls, which keeps it fresh to a microsecond or so in a progress
  * loop at a few ns a call (osc_newrma_progress.c). */
 #define NEWRMA_STAMP_EVERY 8
 /* spins between clock readings while waiting for the target */
-#define NEWRMA_ASSIST_CLOCK_SPINS 64
+#define NEWRMA_MAILBOX_CLOCK_SPINS 64
 /* the largest payload: one line's worth, and aligned local copies of it */
-#define NEWRMA_ASSIST_MAX_PAYLOAD 64
+#define NEWRMA_MAILBOX_MAX_PAYLOAD 64
 /* The hardware line.  Open MPI's cache line (opal_cache_line_size, the
  * segment's spacing) is 128 bytes by default -- lines move in adjacent
  * pairs for the prefetcher -- so a full payload spans two hardware lines
@@ -55,14 +55,14 @@
  * the two system calls of doing it ourselves; a put or get replaces one
  * system call only and does not, so those are handed over only within
  * this line. */
-#define NEWRMA_ASSIST_HW_LINE 64
+#define NEWRMA_MAILBOX_HW_LINE 64
 /* After a target answered us, this many requests to it go out without a
  * clock reading (a good part of a small compare-and-swap's cost): a target
  * that keeps answering is inside MPI.  One that left since costs at most
  * one timeout (osc_newrma_assist_timeout), after which its stamp is
- * remembered as a miss -- as a stamp younger than NEWRMA_ASSIST_FRESH_NS
+ * remembered as a miss -- as a stamp younger than NEWRMA_MAILBOX_FRESH_NS
  * can already cost. */
-#define NEWRMA_ASSIST_TRUSTED_ANSWERS 64
+#define NEWRMA_MAILBOX_TRUSTED_ANSWERS 64
 
 /* Shared copies (osc_newrma_shared_copy.c).  Chunks are a fraction of the
  * copy (NEWRMA_SHARE_PARTS), whole pages, at least NEWRMA_SHARE_MIN_CHUNK:
@@ -118,10 +118,10 @@
 #define NEWRMA_RELAY_SEGS 1024
 #define NEWRMA_RELAY_ACC_CHUNK (NEWRMA_RELAY_SLOT_BYTES / 2)
 
-/* Batches (osc_newrma_usermem.c): at most NEWRMA_CMA_BATCH operations
+/* Batches (osc_newrma_usermem.c): at most NEWRMA_USERMEM_BATCH operations
  * (osc_newrma.h, where the window keeps them), each at most
  * osc_newrma_cma_batch_bytes. */
-_Static_assert(NEWRMA_CMA_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
+_Static_assert(NEWRMA_USERMEM_BATCH <= NEWRMA_RELAY_SEGS, "a batch is one relay");
 
 /* ------------------------------------------------------------------ */
 /* the choices                                                         */

@@ -267,8 +267,8 @@ typedef enum {
  * origin's relay may be waiting for us), the withdrawal deadline (0: not
  * set yet). */
 typedef struct {
-    osc_newrma_assist_box_t *box;
-    const osc_newrma_assist_box_t *own;
+    osc_newrma_mailbox_t *box;
+    const osc_newrma_mailbox_t *own;
     uint32_t mine;
     uint64_t deadline;
 } relay_link_t;
@@ -276,12 +276,12 @@ typedef struct {
 /* Is another origin's relay waiting in our own mailbox?  Then two relays
  * may be crossing: neither process serves while it relays, so each would
  * wait out the other's timeout. */
-static inline bool relay_crossing(const osc_newrma_assist_box_t *own)
+static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
 {
     uint8_t kind = own->kind;
 
-    return NEWRMA_ASSIST_POSTED == (__atomic_load_n(&own->state, __ATOMIC_RELAXED) & NEWRMA_ASSIST_MASK)
-           && (NEWRMA_ASSIST_RELAY_PUT == kind || NEWRMA_ASSIST_RELAY_GET == kind || NEWRMA_ASSIST_RELAY_ACC == kind);
+    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&own->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK)
+           && (NEWRMA_MAILBOX_RELAY_PUT == kind || NEWRMA_MAILBOX_RELAY_GET == kind || NEWRMA_MAILBOX_RELAY_ACC == kind);
 }
 
 /* Wait until the other side's counter reaches `at_least`.  While the
@@ -296,16 +296,16 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
 
     while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
         uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE);
-        uint32_t posted = link->mine | NEWRMA_ASSIST_POSTED;
+        uint32_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
         relay_wait_t give_up = RELAY_READY;
 
-        if ((link->mine | NEWRMA_ASSIST_DONE) == state) {
+        if ((link->mine | NEWRMA_MAILBOX_DONE) == state) {
             /* the target advances the counters before it says DONE */
             return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= at_least ? RELAY_READY : RELAY_REFUSED;
         }
         if (posted == state && relay_crossing(link->own)) {
             give_up = RELAY_CROSSED;
-        } else if (posted == state && 0 == ++turns % NEWRMA_ASSIST_CLOCK_SPINS) {
+        } else if (posted == state && 0 == ++turns % NEWRMA_MAILBOX_CLOCK_SPINS) {
             uint64_t now = osc_newrma_clock_ns();
             if (0 == link->deadline) {
                 link->deadline = now + 1000ull * mca_osc_newrma_component.assist_timeout;
@@ -313,7 +313,7 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
             give_up = now > link->deadline ? RELAY_WITHDRAWN : RELAY_READY;
         }
         if (RELAY_READY != give_up
-            && __atomic_compare_exchange_n(&link->box->state, &posted, link->mine | NEWRMA_ASSIST_FREE, false,
+            && __atomic_compare_exchange_n(&link->box->state, &posted, link->mine | NEWRMA_MAILBOX_FREE, false,
                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
             return give_up;
         }
@@ -380,8 +380,8 @@ static int relay_post(ompi_osc_newrma_module_t *module, int target, const osc_ne
     }
     init = (assist_relay_t) { .bytes = bytes, .cookie = own->cookie, .fd = own->fd, .nsegs = nsegs };
     *area = own;
-    *link = (relay_link_t) { .box = osc_newrma_shm_assist_box(&module->shm, target),
-                             .own = osc_newrma_shm_assist_box(&module->shm, module->rank) };
+    *link = (relay_link_t) { .box = osc_newrma_shm_mailbox(&module->shm, target),
+                             .own = osc_newrma_shm_mailbox(&module->shm, module->rank) };
     return OMPI_SUCCESS == osc_newrma_mailbox_post(module, target, req, &init, sizeof(init), &link->mine)
            ? OMPI_SUCCESS : OMPI_ERR_WOULD_BLOCK;
 }
@@ -403,10 +403,10 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
     for (unsigned int spins = 0 ;
-         (link->mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE) ;) {
+         (link->mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE) ;) {
         relay_pause(&spins);
     }
-    __atomic_store_n(&link->box->state, link->mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    __atomic_store_n(&link->box->state, link->mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
@@ -484,16 +484,16 @@ static int relay_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    got = NEWRMA_ASSIST_RELAY_ACC == req->kind
+    got = NEWRMA_MAILBOX_RELAY_ACC == req->kind
         ? relay_stream_acc(area, &link, (const char *) local->iov_base, old, bytes)
-        : relay_stream(area, &link, NEWRMA_ASSIST_RELAY_PUT == req->kind, local, bytes);
+        : relay_stream(area, &link, NEWRMA_MAILBOX_RELAY_PUT == req->kind, local, bytes);
     return relay_finish(module, target, &link, stamp, got, bytes);
 }
 
 int osc_newrma_relay_move(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
                           const struct iovec *remote, unsigned int nsegs, size_t bytes)
 {
-    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_RELAY_PUT : NEWRMA_ASSIST_RELAY_GET,
+    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_RELAY_PUT : NEWRMA_MAILBOX_RELAY_GET,
                                          .count = (uint32_t) module->rank };
 
     return relay_run(module, target, &req, local, NULL, remote, nsegs, bytes);
@@ -503,7 +503,7 @@ int osc_newrma_relay_accumulate(ompi_osc_newrma_module_t *module, int target, co
                                 const struct iovec *remote, unsigned int nsegs, size_t bytes,
                                 struct ompi_op_t *op, struct ompi_datatype_t *dt)
 {
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_RELAY_ACC, .want_result = NULL != old,
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_MAILBOX_RELAY_ACC, .want_result = NULL != old,
                                          .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
                                          .count = (uint32_t) module->rank };
     struct iovec elements = { .iov_base = (void *) origin, .iov_len = bytes };
@@ -636,15 +636,15 @@ static bool relay_segs_whole(const struct iovec *segs, uint32_t nsegs, size_t es
 /* Serve a relay: map the origin's area and read its segments (or refuse:
  * DONE at once, nothing copied), then stream -- an accumulate's segments
  * are reduced into, not copied to. */
-int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
                            const osc_newrma_mailbox_request_t *req)
 {
     const assist_relay_t *relay = (const assist_relay_t *) box->payload;
     uint64_t bytes = relay->bytes, cookie = relay->cookie;
-    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN, nsegs = relay->nsegs;
-    uint32_t done = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE;
+    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN, nsegs = relay->nsegs;
+    uint32_t done = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE;
     int origin = (int) req->count, fd = relay->fd;
-    bool is_acc = NEWRMA_ASSIST_RELAY_ACC == req->kind;
+    bool is_acc = NEWRMA_MAILBOX_RELAY_ACC == req->kind;
     struct iovec segs[NEWRMA_RELAY_SEGS];
     const osc_newrma_relay_area_t *area;
     relay_reduce_t reduce;
@@ -663,7 +663,7 @@ int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_b
     if (usable && is_acc) {
         serve_relay_reduce(area, &reduce, segs, bytes);
     } else if (usable) {
-        serve_relay_stream(area, NEWRMA_ASSIST_RELAY_PUT == req->kind, segs, bytes);
+        serve_relay_stream(area, NEWRMA_MAILBOX_RELAY_PUT == req->kind, segs, bytes);
     }
     __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
     /* still inside MPI after a long copy: say so, or the origin's next

@@ -101,7 +101,7 @@ int osc_newrma_relay_accumulate(ompi_osc_newrma_module_t *module, int target, co
  * (`posted`: the state seen; `req`: the copy of the request read before
  * taking it) -- map the origin's area, stream, say DONE.  Returns the work
  * done (0: not taken). */
-int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
                            const osc_newrma_mailbox_request_t *req);
 
 /* Component finalize: every mapping and the own area released. */

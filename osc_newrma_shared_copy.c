@@ -85,7 +85,7 @@ static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
 static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
                      const osc_newrma_share_t *init, size_t init_bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
-    osc_newrma_assist_box_t *box = osc_newrma_shm_assist_box(&module->shm, target);
+    osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
     uint32_t mine;
@@ -107,14 +107,14 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     (void) share_take_chunks(share, bytes, chunk, fn, ctx, &ret, &ours);
     /* every chunk is taken: a target that never joined is withdrawn from,
      * one that did is waited for (its last chunk at most) */
-    if (osc_newrma_mailbox_withdraw(module, box, mine, 0, NEWRMA_ASSIST_FREE)) {
+    if (osc_newrma_mailbox_withdraw(module, box, mine, 0, NEWRMA_MAILBOX_FREE)) {
         return ret;
     }
-    while ((mine | NEWRMA_ASSIST_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    while ((mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
         osc_newrma_backoff(&spins);
     }
     failed = share->failed;
-    __atomic_store_n(&box->state, mine | NEWRMA_ASSIST_FREE, __ATOMIC_RELEASE);
+    __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
     /* a chunk the target could not do: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
@@ -128,7 +128,7 @@ int osc_newrma_shared_copy(ompi_osc_newrma_module_t *module, int target, bool wr
 {
     share_copy_t copy = { .pid = osc_newrma_shm_peer(&module->shm, target)->pid, .mine = local, .theirs = taddr,
                           .write = write };
-    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_ASSIST_SHARE_PUT : NEWRMA_ASSIST_SHARE_GET,
+    osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_SHARE_PUT : NEWRMA_MAILBOX_SHARE_GET,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
                                 .chunk = share_chunk(module, bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
@@ -140,7 +140,7 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
                                       void *result, uint64_t taddr, size_t bytes, struct ompi_op_t *op,
                                       struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
-    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_ASSIST_SHARE_ACC, .want_result = NULL != result,
+    osc_newrma_mailbox_request_t req = { .kind = NEWRMA_MAILBOX_SHARE_ACC, .want_result = NULL != result,
                                          .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_result_t init = {
@@ -191,7 +191,7 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
 /* A shared accumulate's operation and type, checked (the request is a copy
  * read before it was taken). */
-static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc_newrma_assist_box_t *box,
+static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc_newrma_mailbox_t *box,
                                const osc_newrma_mailbox_request_t *req, uint64_t chunk, share_reduce_t *r)
 {
     if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED
@@ -209,17 +209,17 @@ static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc
 /* Join a shared operation: read a put's chunks from the origin into our
  * memory, write a get's from our memory to the origin's buffer, or reduce
  * an accumulate's into our memory. */
-int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
                                  const osc_newrma_mailbox_request_t *req)
 {
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;
-    uint32_t taken = (posted & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_TAKEN;
+    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
     int origin = (int) req->count, ret = OMPI_SUCCESS;
     share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
     share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
-                          .write = NEWRMA_ASSIST_SHARE_GET == req->kind };
-    bool is_acc = NEWRMA_ASSIST_SHARE_ACC == req->kind;
+                          .write = NEWRMA_MAILBOX_SHARE_GET == req->kind };
+    bool is_acc = NEWRMA_MAILBOX_SHARE_ACC == req->kind;
     size_t done = 0;
     uint64_t failed;
 
@@ -241,7 +241,7 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_as
     failed = share_take_chunks(share, bytes, chunk, is_acc ? share_reduce_chunk : share_copy_chunk,
                                is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
     share->failed = failed;
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_ASSIST_MASK) | NEWRMA_ASSIST_DONE, __ATOMIC_RELEASE);
+    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
     free(reduce.buffer);
     return 1;
 }

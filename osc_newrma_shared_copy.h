@@ -64,7 +64,7 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
 /* Target side, from osc_newrma_mailbox_serve: join the shared operation
  * posted (`posted`: the state seen; `req`: the copy of the request read
  * before taking it).  Returns the work done (0: not taken). */
-int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_assist_box_t *box, uint32_t posted,
+int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
                                  const osc_newrma_mailbox_request_t *req);
 
 #endif /* OSC_NEWRMA_SHARED_COPY_H */

@@ -84,10 +84,10 @@ typedef struct {
  * (or posts a shared copy or a relay), on one line that every origin may
  * write (claim, post, collect) and the target reads and answers on.  `state` is a sequence
  * number (bumped by every claim, so a stale view cannot be mistaken for a
- * new request) over a NEWRMA_ASSIST_* state in its low bits. */
+ * new request) over a NEWRMA_MAILBOX_* state in its low bits. */
 typedef struct {
     volatile uint32_t state;
-    uint8_t kind;                    /* NEWRMA_ASSIST_* (osc_newrma_mailbox.h) */
+    uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h) */
     uint8_t want_result;             /* accumulate: old values back in the payload */
     uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
     uint8_t op_index;                /* Fortran index of the intrinsic op (predefined: < 256) */
@@ -96,7 +96,7 @@ typedef struct {
     uint32_t count;                  /* elements */
     uint64_t addr;                   /* first target byte, in the target's address space */
     uint8_t payload[];               /* origin data [| compare]; old values on the way back */
-} osc_newrma_assist_box_t;
+} osc_newrma_mailbox_t;
 
 /* A rank's answer line: where a target answers the request this rank
  * waits for (one at a time), so that the waiting origin spins on a line
@@ -106,13 +106,13 @@ typedef struct {
     volatile uint64_t tag;           /* answering rank << 32 | its mailbox state (sequence | DONE),
                                       * written after the payload */
     uint8_t payload[];               /* old values, or the compare-and-swap's result */
-} osc_newrma_assist_answer_t;
+} osc_newrma_mailbox_answer_t;
 
 /* The target's sign of life: when it last ran newrma's progress (ns of
  * CLOCK_MONOTONIC).  Written by the target only, on a line of its own. */
 typedef struct {
     volatile uint64_t stamp;
-} osc_newrma_assist_presence_t;
+} osc_newrma_mailbox_presence_t;
 
 /* A rank's completion line (PSCW), written by the origins completing to it
  * and read by the rank in MPI_Win_wait.  It is also the rank's post box: a
@@ -332,20 +332,20 @@ static inline volatile int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *
                                  + (size_t) stripe * shm->layout.cacheline);
 }
 
-static inline osc_newrma_assist_box_t *osc_newrma_shm_assist_box(const osc_newrma_shm_t *shm, int rank)
+static inline osc_newrma_mailbox_t *osc_newrma_shm_mailbox(const osc_newrma_shm_t *shm, int rank)
 {
-    return (osc_newrma_assist_box_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank);
+    return (osc_newrma_mailbox_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank);
 }
 
-static inline osc_newrma_assist_presence_t *osc_newrma_shm_assist_presence(const osc_newrma_shm_t *shm, int rank)
+static inline osc_newrma_mailbox_presence_t *osc_newrma_shm_mailbox_presence(const osc_newrma_shm_t *shm, int rank)
 {
-    return (osc_newrma_assist_presence_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
+    return (osc_newrma_mailbox_presence_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
                                              + shm->layout.cacheline);
 }
 
-static inline osc_newrma_assist_answer_t *osc_newrma_shm_assist_answer(const osc_newrma_shm_t *shm, int rank)
+static inline osc_newrma_mailbox_answer_t *osc_newrma_shm_mailbox_answer(const osc_newrma_shm_t *shm, int rank)
 {
-    return (osc_newrma_assist_answer_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
+    return (osc_newrma_mailbox_answer_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.assist_in_rank
                                            + 2 * shm->layout.cacheline);
 }
 

@@ -129,7 +129,7 @@ int osc_newrma_shm_reuse(ompi_osc_newrma_module_t *module, const osc_newrma_peer
     } else {
         wait_for_refill(shm);
     }
-    if (NEWRMA_PATH_CMA != module->path) {
+    if (NEWRMA_PATH_USERMEM != module->path) {
         return OMPI_SUCCESS;
     }
     if (!vote) {

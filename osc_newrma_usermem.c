@@ -53,10 +53,10 @@ static int usermem_pieces_send(ompi_osc_newrma_module_t *module, int target, boo
 /* Issue the batch: one relay to a target inside MPI, where the kernel's
  * work per segment makes the system call dear (64 puts of 1 KiB: 2.6 GB/s
  * by process_vm_writev on Linux 6.18), else one system call for up to
- * NEWRMA_CMA_BATCH operations (each cost about as much as the copy itself
+ * NEWRMA_USERMEM_BATCH operations (each cost about as much as the copy itself
  * when alone). */
 static __opal_attribute_noinline__ int usermem_batch_send(ompi_osc_newrma_module_t *module,
-                                                          struct osc_newrma_cma_batch_t *batch, unsigned int count)
+                                                          struct osc_newrma_usermem_batch_t *batch, unsigned int count)
 {
     batch->count = 0;
     return usermem_pieces_send(module, batch->target, batch->write, batch->local, batch->remote, count, batch->bytes);
@@ -65,7 +65,7 @@ static __opal_attribute_noinline__ int usermem_batch_send(ompi_osc_newrma_module
 /* the common case, nothing batched, in line in every completing call */
 static inline int usermem_batch_issue(ompi_osc_newrma_module_t *module)
 {
-    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
+    struct osc_newrma_usermem_batch_t *batch = module->usermem_batch;
     unsigned int count = NULL != batch ? batch->count : 0;
 
     return 0 == count ? OMPI_SUCCESS : usermem_batch_send(module, batch, count);
@@ -85,11 +85,11 @@ static int usermem_complete_pending(ompi_osc_newrma_module_t *module)
 static int usermem_batch_add(ompi_osc_newrma_module_t *module, int target, bool write, void *local, uint64_t remote,
                              size_t bytes)
 {
-    struct osc_newrma_cma_batch_t *batch = module->cma_batch;
+    struct osc_newrma_usermem_batch_t *batch = module->usermem_batch;
     unsigned int n = batch->count;
     int ret;
 
-    if (n > 0 && (NEWRMA_CMA_BATCH == n || target != batch->target || write != batch->write)) {
+    if (n > 0 && (NEWRMA_USERMEM_BATCH == n || target != batch->target || write != batch->write)) {
         ret = usermem_batch_issue(module);
         if (OMPI_SUCCESS != ret) {
             return ret;

@@ -1,6 +1,6 @@
 /*
  * Non-contiguous puts, gets and accumulates relayed (osc_newrma_usermem.c
- * usermem_move_pieces, osc_newrma_acc.c acc_cma_runs): on create and dynamic
+ * usermem_move_pieces, osc_newrma_acc.c acc_usermem_runs): on create and dynamic
  * windows, where relays are on, a put or get of derived datatypes goes
  * into the window's batch piece by piece (each piece contiguous on both
  * sides: the two datatypes' blocks cut where either ends), and the batch
