@@ -872,6 +872,9 @@ acc_any(struct ompi_win_t *win, const void *origin_addr, int origin_count, struc
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     bool simple = acc_is_simple(origin_dt, origin_count, result_dt, result_count, target_count, target_dt, op);
 
+    NEWRMA_TRACE_OP(module, NULL == result_dt ? "accumulate" : "get_accumulate", target, target_disp,
+                    target_count, target_dt);
+
     if (OPAL_LIKELY(NEWRMA_PATH_DIRECT == module->path)) {
         return simple ? acc_direct_simple(module, origin_addr, result_addr, target, target_disp, target_count,
                                           target_dt, op)
@@ -992,6 +995,8 @@ int osc_newrma_compare_and_swap(const void *origin_addr, const void *compare_add
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_layout_t tl;
     size_t size;
+
+    NEWRMA_TRACE_OP(module, "compare_and_swap", target, target_disp, 1, dt);
     int ret = osc_newrma_epoch_access(module, target);
 
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {

@@ -1004,6 +1004,9 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
     osc_newrma_layout_t ol, tl;
     int ret = call->want_request ? request_epoch_check(module, request) : OMPI_SUCCESS;
 
+    NEWRMA_TRACE_OP(module, NEWRMA_PKT_PUT == call->kind ? "put" : "get", call->target, call->disp,
+                    call->target_count, call->target_dt);
+
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_epoch_access(module, call->target);
     }
@@ -1038,6 +1041,9 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
     osc_newrma_layout_t ol, tl;
     size_t bytes = 0;
     int ret = call->want_request ? request_epoch_check(module, request) : OMPI_SUCCESS;
+
+    NEWRMA_TRACE_OP(module, NULL == call->result_dt ? "accumulate" : "get_accumulate", call->target, call->disp,
+                    call->target_count, call->target_dt);
 
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_acc_validate(module->win, call->origin_addr, call->origin_count, call->origin_dt,
@@ -1157,6 +1163,7 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
     osc_newrma_layout_t tl;
     int ret = osc_newrma_epoch_access(module, target);
 
+    NEWRMA_TRACE_OP(module, "compare_and_swap", target, td, 1, dt);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

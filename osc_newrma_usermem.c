@@ -218,6 +218,7 @@ static int usermem_op(struct ompi_win_t *win, bool write, void *origin_addr, int
     uint64_t taddr;
     int ret = osc_newrma_op_check(module, target, origin_dt, origin_count, &ol, target_dt, target_count, &tl);
 
+    NEWRMA_TRACE_OP(module, write ? "put" : "get", target, target_disp, target_count, target_dt);
     if (OPAL_LIKELY(OMPI_SUCCESS == ret)) {
         ret = osc_newrma_usermem_target_addr(module, target, target_disp, &tl, &taddr);
     }
