@@ -462,9 +462,9 @@ static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win
 
 /* One trace line per RMA operation, at MCA_BASE_VERBOSE_TRACE. */
 #define NEWRMA_TRACE_OP(module, what, target, disp, count, dt)                                  \
-    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "%s: window on comm %u, rank %d -> %d, disp %ld, %d x %s", \
-                   (what), ompi_comm_get_cid((module)->comm), (module)->rank, (target), (long) (disp), \
-                   (count), (dt)->name)
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "%s: window %p \"%s\", rank %d -> %d, disp %ld, %d x %s", \
+                   (what), (void *) (module)->win, (module)->win->w_name, (module)->rank, (target),   \
+                   (long) (disp), (count), (dt)->name)
 
 /* ------------------------------------------------------------------ */
 /* Entry points by file                                                */
