@@ -253,6 +253,14 @@ static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
     return false;
 }
 
+/* The look-up conditions of `when` (lk, nl, grp) hold for target. */
+static inline bool lookups_hold(ompi_osc_newrma_module_t *module, int target, uint8_t when)
+{
+    return !((when & NEWRMA_EPOCH_IF_LOCKED) && !osc_newrma_epoch_holds_lock(module, target))
+           && !((when & NEWRMA_EPOCH_IF_NOT_LOCKED) && osc_newrma_epoch_holds_lock(module, target))
+           && !((when & NEWRMA_EPOCH_IF_IN_GROUP) && !pscw_group_has(module, target));
+}
+
 int osc_newrma_epoch_check_slow(ompi_osc_newrma_module_t *module, osc_newrma_sync_t sync, int target,
                                 uint8_t when)
 {
@@ -267,32 +275,33 @@ int osc_newrma_epoch_check_slow(ompi_osc_newrma_module_t *module, osc_newrma_syn
         osc_newrma_epoch_apply(module, NEWRMA_SYNC_FENCE_CLOSE);
         return osc_newrma_epoch_check(module, sync, target);
     }
-    if ((when & NEWRMA_EPOCH_IF_LOCKED) && !osc_newrma_epoch_holds_lock(module, target)) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    if ((when & NEWRMA_EPOCH_IF_NOT_LOCKED) && osc_newrma_epoch_holds_lock(module, target)) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    if ((when & NEWRMA_EPOCH_IF_IN_GROUP) && !pscw_group_has(module, target)) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    return OMPI_SUCCESS;
+    return lookups_hold(module, target, when) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
 }
 
 /* ------------------------------------------------------------------ */
 /* The OP row out of line                                              */
 /* ------------------------------------------------------------------ */
 
+/* (Every operation of a PSCW or lock epoch comes here: the cell's
+ * conditions, look-ups only in this row, are looked at directly.) */
 int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
 {
-    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_OP, target);
+    /* acquire: a PSCW epoch another thread granted is seen with what that
+     * thread saw of the posts (osc_newrma_pscw_grant_slow stores with
+     * release) */
+    const osc_newrma_win_state_t state = __atomic_load_n(&module->state, __ATOMIC_ACQUIRE);
+    const osc_newrma_epoch_cell_t cell = osc_newrma_epoch_table[NEWRMA_SYNC_OP][state];
+    int ret = OMPI_SUCCESS;
 
-    if (OMPI_SUCCESS != ret) {
-        return ret;
+    if (NEWRMA_EPOCH_ILLEGAL == cell.to || !lookups_hold(module, target, cell.when)) {
+        return MPI_ERR_RMA_SYNC;
+    }
+    if (OPAL_LIKELY(osc_newrma_epoch_next(cell) == state && 0 == cell.then)) {
+        return OMPI_SUCCESS;       /* nothing to do but check: PSCW_GRANTED, PER_TARGET */
     }
     /* the first operation of an issued epoch waits for its grant (node
      * path: the fence's barrier, the posts of the start group) */
-    switch (osc_newrma_epoch_state(module)) {
+    switch (state) {
     case NEWRMA_WIN_FENCE_ISSUED:
         osc_newrma_fence_grant(module);
         break;

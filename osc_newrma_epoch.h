@@ -15,9 +15,9 @@
 #ifndef OSC_NEWRMA_EPOCH_H
 #define OSC_NEWRMA_EPOCH_H
 
-#include "osc_newrma.h"
+#include <stdlib.h>
 
-#include <assert.h>
+#include "osc_newrma.h"
 
 BEGIN_C_DECLS
 
@@ -88,6 +88,12 @@ typedef struct {
 
 extern const osc_newrma_epoch_cell_t osc_newrma_epoch_table[NEWRMA_SYNC_ROWS][NEWRMA_WIN_STATES];
 
+/* the state a legal cell leads to */
+static inline osc_newrma_win_state_t osc_newrma_epoch_next(osc_newrma_epoch_cell_t cell)
+{
+    return (osc_newrma_win_state_t) (cell.to - 1);
+}
+
 static inline osc_newrma_win_state_t osc_newrma_epoch_state(const ompi_osc_newrma_module_t *module)
 {
     /* relaxed: another thread's first operation may be granting the epoch
@@ -121,6 +127,9 @@ static inline int osc_newrma_epoch_check(ompi_osc_newrma_module_t *module, osc_n
     if (OPAL_LIKELY(0 == when)) {
         return OMPI_SUCCESS;
     }
+    if (NEWRMA_EPOCH_IF_LOCKED == when && osc_newrma_first_lock_is(module, target)) {
+        return OMPI_SUCCESS;     /* flush or unlock of the epoch's first lock */
+    }
     if (((when & NEWRMA_EPOCH_IF_LOCKS_ALLOWED) && module->no_locks)
         || ((when & NEWRMA_EPOCH_IF_NOT_EXPOSED) && module->exposure_active)
         || ((when & NEWRMA_EPOCH_IF_EXPOSED) && !module->exposure_active)) {
@@ -141,9 +150,15 @@ static inline void osc_newrma_epoch_apply(ompi_osc_newrma_module_t *module, osc_
 {
     const osc_newrma_win_state_t state = osc_newrma_epoch_state(module);
     const osc_newrma_epoch_cell_t cell = osc_newrma_epoch_table[sync][state];
-    osc_newrma_win_state_t next = (osc_newrma_win_state_t) (cell.to - 1);
+    osc_newrma_win_state_t next = osc_newrma_epoch_next(cell);
 
-    assert(NEWRMA_EPOCH_ILLEGAL != cell.to);
+#if OPAL_ENABLE_DEBUG
+    if (NEWRMA_EPOCH_ILLEGAL == cell.to) {
+        opal_output(0, "osc/newrma: epoch machine: row %d applied in state %d, where it is illegal",
+                    (int) sync, (int) state);
+        abort();
+    }
+#endif
     if (OPAL_UNLIKELY(0 != cell.then)) {
         if (cell.then & (NEWRMA_EPOCH_THEN_EXPOSED | NEWRMA_EPOCH_THEN_NOT_EXPOSED)) {
             module->exposure_active = 0 != (cell.then & NEWRMA_EPOCH_THEN_EXPOSED);
