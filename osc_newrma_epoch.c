@@ -134,12 +134,11 @@
         [NEWRMA_WIN_FENCE_ISSUED] = TO(next, (when) | u, then), \
         [NEWRMA_WIN_FENCE_GRANTED] = TO(next, (when) | u, then) }
 
-/* the rows of passive-target calls: in a lock or lock_all epoch */
-#define PASSIVE_ROW(per_target_when, lock_all_next, then) { \
-        [NEWRMA_WIN_PER_TARGET] = TO(PER_TARGET, per_target_when, then), \
-        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(lock_all_next, 0, 0), \
-        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(lock_all_next, 0, 0), \
-        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(lock_all_next, 0, 0) }
+/* the lock_all columns of a row whose call changes nothing there */
+#define LOCK_ALL_STAYS \
+        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_CALLED, 0, 0), \
+        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(LOCK_ALL_ISSUED, 0, 0), \
+        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(LOCK_ALL_GRANTED, 0, 0)
 
 const osc_newrma_epoch_cell_t osc_newrma_epoch_table[NEWRMA_SYNC_ROWS][NEWRMA_WIN_STATES] = {
     [NEWRMA_SYNC_OP] = {
@@ -148,14 +147,10 @@ const osc_newrma_epoch_cell_t osc_newrma_epoch_table[NEWRMA_SYNC_ROWS][NEWRMA_WI
         [NEWRMA_WIN_PSCW_GRANTED] = TO(PSCW_GRANTED, grp, 0),
         [NEWRMA_WIN_FENCE_ISSUED] = TO(FENCE_GRANTED, 0, F1),
         [NEWRMA_WIN_FENCE_GRANTED] = TO(FENCE_GRANTED, 0, F1),
-        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_CALLED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(LOCK_ALL_ISSUED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(LOCK_ALL_GRANTED, 0, 0) },
+        LOCK_ALL_STAYS },
     [NEWRMA_SYNC_REQUEST_OP] = {
         [NEWRMA_WIN_PER_TARGET] = TO(PER_TARGET, lk, 0),
-        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_CALLED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(LOCK_ALL_ISSUED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(LOCK_ALL_GRANTED, 0, 0) },
+        LOCK_ALL_STAYS },
     [NEWRMA_SYNC_FENCE] = FENCE_ROW(FENCE_GRANTED, F0),
     [NEWRMA_SYNC_FENCE_NOPRECEDE] = FENCE_ROW(FENCE_ISSUED, F0),
     [NEWRMA_SYNC_FENCE_NOSUCCEED] = FENCE_ROW(NONE, F0),
@@ -181,14 +176,10 @@ const osc_newrma_epoch_cell_t osc_newrma_epoch_table[NEWRMA_SYNC_ROWS][NEWRMA_WI
         [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(NONE, 0, 0) },
     [NEWRMA_SYNC_FLUSH] = {
         [NEWRMA_WIN_PER_TARGET] = TO(PER_TARGET, lk, 0),
-        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_CALLED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(LOCK_ALL_ISSUED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(LOCK_ALL_GRANTED, 0, 0) },
+        LOCK_ALL_STAYS },
     [NEWRMA_SYNC_FLUSH_ALL] = {
         [NEWRMA_WIN_PER_TARGET] = TO(PER_TARGET, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_CALLED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_ISSUED] = TO(LOCK_ALL_ISSUED, 0, 0),
-        [NEWRMA_WIN_LOCK_ALL_GRANTED] = TO(LOCK_ALL_GRANTED, 0, 0) },
+        LOCK_ALL_STAYS },
     [NEWRMA_SYNC_FREE] = OPENING_ROW(NONE, ne, 0),
     [NEWRMA_SYNC_ISSUE] = {
         [NEWRMA_WIN_LOCK_ALL_CALLED] = TO(LOCK_ALL_ISSUED, 0, 0) },
@@ -204,6 +195,10 @@ const osc_newrma_epoch_cell_t osc_newrma_epoch_table[NEWRMA_SYNC_ROWS][NEWRMA_WI
 };
 
 #undef TO
+#undef EVERY_STATE
+#undef FENCE_ROW
+#undef OPENING_ROW
+#undef LOCK_ALL_STAYS
 #undef la
 #undef ne
 #undef ex
