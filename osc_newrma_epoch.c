@@ -80,6 +80,11 @@
  *     epoch waits for the barrier or the posts (GRANT), then goes on from
  *     the granted state.
  *
+ * The OP row is every operation's check: its cells from FENCE_G on, and
+ * the epoch's first lock, are decided in line by one load and one compare
+ * (osc_newrma_epoch_access; the enum's order keeps those states last), the
+ * others by osc_newrma_epoch_access_slow below.
+ *
  * MPI_Win_sync is legal in every state and changes nothing: it has no row.
  *
  * Threads: the OP row is applied by whichever of several threads' first
