@@ -147,11 +147,13 @@ OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
 /* Epoch states (mpich-new-rma-design.txt, "Epoch States")             */
 /* ------------------------------------------------------------------ */
 
-/* Window (access-epoch) states.  The order matters: every state at or
- * above NEWRMA_WIN_FENCE_GRANTED lets an operation through to any target;
- * the ones below need a closer look (PER_TARGET: locked targets only,
- * PSCW_GRANTED: group members only, PSCW_ISSUED: group members once their
- * posts are seen, FENCE_ISSUED: the fence's barrier must complete first). */
+/* Window (access-epoch) states; which call is legal in which, and where it
+ * leads: the epoch machine's table (osc_newrma_epoch.c).  The order
+ * matters: every state at or above NEWRMA_WIN_FENCE_GRANTED lets an
+ * operation through to any target (osc_newrma_epoch_access); the ones
+ * below need a closer look (PER_TARGET: locked targets only, PSCW_GRANTED:
+ * group members only, PSCW_ISSUED: group members once their posts are
+ * seen, FENCE_ISSUED: the fence's barrier must complete first). */
 typedef enum {
     NEWRMA_WIN_NONE = 0,
     NEWRMA_WIN_PER_TARGET,
@@ -369,11 +371,11 @@ struct ompi_osc_newrma_module_t {
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;
 
-    /* epoch state machine (osc_newrma_sync.c) */
+    /* epoch state (the epoch machine, osc_newrma_epoch.c, moves it) */
     osc_newrma_win_state_t state;
     bool fence_epoch_used;               /* an RMA call since the last fence */
     int lock_all_assert;
-    unsigned int lock_count;             /* targets locked in PER_TARGET */
+    unsigned int lock_count;             /* targets locked in PER_TARGET (kept by the machine) */
     /* direct table: the lock on the first target of a per-target epoch is
      * recorded here, not in a target element (osc_newrma_sync.c) */
     osc_newrma_lock_record_t first_lock;
@@ -399,7 +401,7 @@ struct ompi_osc_newrma_module_t {
     osc_newrma_post_match_t *start_matches;   /* per start rank: where its post was seen */
     size_t start_matches_capacity;
     osc_newrma_group_cache_t start_groups, post_groups;
-    bool exposure_active;
+    bool exposure_active;                /* an exposure epoch (post .. wait/test) is open */
     bool post_box_current;               /* our post box lists post_groups' ranks, every slot done */
     int *posts_seen;
     size_t posts_seen_count;
@@ -484,13 +486,14 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
 int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module);
 int osc_newrma_info_set_granularity(ompi_osc_newrma_module_t *module);
 
-/* osc_newrma_sync.c: the epoch state machine */
+/* osc_newrma_sync.c: synchronization of the node paths (the epoch machine
+ * that decides what is legal: osc_newrma_epoch.h) */
 int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win);
 int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win);
 int ompi_osc_newrma_complete(struct ompi_win_t *win);
 /* MPI_Win_complete in two steps, for a table that has work between them
  * (answers owed after the signal, still inside the epoch): signal the
- * targets (MPI_ERR_RMA_SYNC outside a granted PSCW epoch), then close. */
+ * targets (MPI_ERR_RMA_SYNC outside a PSCW access epoch), then close. */
 int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module);
 void osc_newrma_complete_close_epoch(ompi_osc_newrma_module_t *module);
 int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win);
@@ -505,7 +508,6 @@ int ompi_osc_newrma_flush(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local(int target, struct ompi_win_t *win);
 int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win);
-int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module);
 
 /* Is `target` the one the epoch's first lock (in the module) holds? */
 static inline bool osc_newrma_first_lock_is(const ompi_osc_newrma_module_t *module, int target)
@@ -523,50 +525,11 @@ static inline bool osc_newrma_alone_at(const ompi_osc_newrma_module_t *module, i
     return module->first_lock.alone && module->first_lock.rank == target;
 }
 
-/* Is an RMA call to `target` legal in the current epoch?  The one check
- * every operation makes (hot path: one compare in fence/lock_all epochs). */
-int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target);
-static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int target)
-{
-    /* relaxed: another thread may be granting a PSCW epoch meanwhile
-     * (osc_newrma_pscw_grant, which orders what it saw) */
-    osc_newrma_win_state_t state = __atomic_load_n(&module->state, __ATOMIC_RELAXED);
-
-    if (OPAL_LIKELY(state >= NEWRMA_WIN_FENCE_GRANTED)) {
-        /* only a fence epoch needs the mark, and only its first operation
-         * writes it (a line bouncing between the cores of threads issuing
-         * operations at once otherwise); atomic accesses, since several
-         * threads may see it unset and set it together (relaxed: the next
-         * fence, which reads it, is ordered after them by the program) */
-        if (NEWRMA_WIN_FENCE_GRANTED == state
-            && !__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&module->fence_epoch_used, true, __ATOMIC_RELAXED);
-        }
-        return OMPI_SUCCESS;
-    }
-    /* the epoch's first lock (held only inside a per-target epoch): almost
-     * every passive-target program's only one */
-    if (OPAL_LIKELY(osc_newrma_first_lock_is(module, target))) {
-        return OMPI_SUCCESS;
-    }
-    return osc_newrma_epoch_access_slow(module, target);
-}
-
-/* A start does not wait for the posts (PSCW_ISSUED); the epoch's first
- * operation or its complete does, and makes the epoch PSCW_GRANTED. */
-int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module);
-static inline int osc_newrma_pscw_grant(ompi_osc_newrma_module_t *module)
-{
-    return NEWRMA_WIN_PSCW_ISSUED != __atomic_load_n(&module->state, __ATOMIC_ACQUIRE)
-               ? OMPI_SUCCESS : osc_newrma_pscw_grant_slow(module);
-}
-
-/* MPI_Win_complete's wait for the posts (answering some early if the
- * epoch issued no operation) */
+/* MPI_Win_complete's legality check and wait for the posts (answering
+ * some early if the epoch issued no operation) */
 int osc_newrma_complete_grant(ompi_osc_newrma_module_t *module);
 
-/* shared by both state machines (osc_newrma_sync.c) */
-void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module);
+/* PSCW groups, shared by both paths (osc_newrma_sync.c) */
 int osc_newrma_group_cache_fill(ompi_osc_newrma_module_t *module, osc_newrma_group_cache_t *cache,
                                 struct ompi_group_t *group);
 
@@ -603,5 +566,8 @@ extern const ompi_osc_base_module_t ompi_osc_newrma_direct_table;
 extern const ompi_osc_base_module_t ompi_osc_newrma_usermem_table;
 
 END_C_DECLS
+
+/* the epoch machine's in-line checks need the window module above */
+#include "osc_newrma_epoch.h"
 
 #endif /* OSC_NEWRMA_H */

@@ -1,9 +1,11 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: the epoch state machine of the active-message path
+ * osc/newrma: synchronization of the active-message path
  * (mpich-new-rma-design.txt, the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH
- * algorithms over messages).  The legality rules and window states are the
- * ones of osc_newrma_sync.c; what differs is how an epoch ends: each target
+ * algorithms over messages).  Which call is legal in which state and where
+ * it leads is the epoch machine's (osc_newrma_epoch.c, shared with the
+ * node paths' osc_newrma_sync.c): each call here asks it first and tells it
+ * when done.  What is this path's own is how an epoch ends: each target
  * element is completed (osc_newrma_am_target_complete) with the closing
  * synchronization riding on its last operation.
  *
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
+#include "osc_newrma_epoch.h"
 #include "osc_newrma_am.h"
 
 /* Locking ourselves is not lazy: the program may load and store its own
@@ -46,11 +49,6 @@ static int lock_self_now(ompi_osc_newrma_module_t *module, osc_newrma_target_t *
 static void epoch_opens(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_dyn_cache_forget(module);
-}
-
-static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
-{
-    return NEWRMA_WIN_PER_TARGET == module->state || module->state >= NEWRMA_WIN_LOCK_ALL_CALLED;
 }
 
 /* The synchronization that closes a target's part of the current epoch. */
@@ -112,21 +110,22 @@ static int complete_all(ompi_osc_newrma_module_t *module, closing_fn_t closing, 
 int osc_newrma_am_fence(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    /* this path's fence always waits for its barrier: never FENCE_ISSUED */
+    const osc_newrma_sync_t sync = osc_newrma_fence_sync(assert, false);
     int ret, barrier;
 
     osc_newrma_am_enter();
-    if ((NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_FENCE_GRANTED != module->state)
-        || module->exposure_active) {
+    ret = osc_newrma_epoch_check(module, sync, -1);
+    if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return ret;
     }
     /* our operations are done at their targets ... */
     ret = complete_all(module, close_by_flush, true);
     osc_newrma_am_leave();
     /* ... and, after the barrier, everyone's are done at us */
     barrier = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
-    module->fence_epoch_used = false;
-    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
+    osc_newrma_epoch_apply(module, sync);
     epoch_opens(module);
     return OMPI_SUCCESS != ret ? ret : barrier;
 }
@@ -141,10 +140,10 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
     osc_newrma_am_hdr_t hdr = { .kind = NEWRMA_PKT_POST, .sender = module->rank, .win = module->am_id };
     const int *origins = NULL;
     size_t count = 0;
-    int ret;
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_POST, -1);
 
-    if (module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     ret = osc_newrma_group_ranks(module, &module->post_groups, group, &origins, &count);
     if (OMPI_SUCCESS != ret) {
@@ -156,7 +155,7 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
     }
     if (OMPI_SUCCESS == ret) {
         module->completes_expected += (int64_t) count;
-        module->exposure_active = true;
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_POST);
     }
     osc_newrma_am_leave();
     return ret;
@@ -200,16 +199,18 @@ int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
+    /* Granted at once: this path waits for each target's post in the
+     * target's element (LOCK_ISSUED until the post comes,
+     * osc_newrma_am_ops.c), never for all of them at the window. */
     osc_newrma_am_enter();
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state) {
-        osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_START_GRANTED, -1);
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks,
+                                     &module->start_count);
     }
-    ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks, &module->start_count);
     if (OMPI_SUCCESS == ret) {
         module->lock_all_assert = assert & MPI_MODE_NOCHECK;    /* read by new target elements */
-        module->state = NEWRMA_WIN_PSCW_GRANTED;
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_START_GRANTED);
         epoch_opens(module);
     }
     osc_newrma_am_leave();
@@ -219,12 +220,13 @@ int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_
 int osc_newrma_am_complete(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret = OMPI_SUCCESS;
+    int ret;
 
     osc_newrma_am_enter();
-    if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_COMPLETE, -1);
+    if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return ret;
     }
     /* every target of the group gets its RMA_DONE, once it has posted */
     for (size_t i = 0 ; i < module->start_count ; ++i) {
@@ -244,7 +246,7 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
     int r = complete_all(module, closed_already, true);
     ret = OMPI_SUCCESS == ret ? r : ret;
     osc_newrma_start_group_clear(module);
-    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_COMPLETE);
     osc_newrma_am_leave();
     return ret;
 }
@@ -252,39 +254,39 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
 int osc_newrma_am_wait(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
 
     osc_newrma_am_enter();
-    if (!module->exposure_active) {
-        osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
+    if (OMPI_SUCCESS == ret) {
+        while (module->am_dones < module->completes_expected) {
+            osc_newrma_am_progress_once();
+        }
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
     }
-    while (module->am_dones < module->completes_expected) {
-        osc_newrma_am_progress_once();
-    }
-    module->exposure_active = false;
     osc_newrma_am_leave();
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret;
 
     *flag = 0;
     osc_newrma_am_enter();
-    if (!module->exposure_active) {
-        osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
-    }
-    if (module->am_dones < module->completes_expected) {
-        osc_newrma_am_progress_once();
-    }
-    if (module->am_dones >= module->completes_expected) {
-        module->exposure_active = false;
-        *flag = 1;
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
+    if (OMPI_SUCCESS == ret) {
+        if (module->am_dones < module->completes_expected) {
+            osc_newrma_am_progress_once();
+        }
+        if (module->am_dones >= module->completes_expected) {
+            osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
+            *flag = 1;
+        }
     }
     osc_newrma_am_leave();
-    return OMPI_SUCCESS;
+    return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -295,22 +297,16 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_target_t *t;
-    int ret = OMPI_SUCCESS;
+    int ret;
 
-    if (module->no_locks) {
-        return MPI_ERR_RMA_SYNC;
-    }
     osc_newrma_am_enter();
-    osc_newrma_close_unused_fence_epoch(module);
-    if ((NEWRMA_WIN_NONE != module->state && NEWRMA_WIN_PER_TARGET != module->state)
-        || NULL != osc_newrma_target_find(module, target)) {
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_LOCK, target);
+    if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return ret;
     }
-    module->state = NEWRMA_WIN_PER_TARGET;
     t = osc_newrma_am_target_get(module, target);
     if (NULL == t) {
-        module->state = 0 == module->lock_count ? NEWRMA_WIN_NONE : NEWRMA_WIN_PER_TARGET;
         osc_newrma_am_leave();
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -318,8 +314,8 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
     t->lock_type = lock_type;
     t->lock_assert = assert & MPI_MODE_NOCHECK;
     t->lock_seq = ++module->am_lock_calls;
-    t->lock_state = t->lock_assert ? NEWRMA_LOCK_GRANTED : NEWRMA_LOCK_CALLED;
-    module->lock_count++;
+    t->lock_state = osc_newrma_epoch_lock_called(assert);
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_LOCK);
     epoch_opens(module);
     if (target == module->rank && !t->lock_assert) {
         ret = lock_self_now(module, t);
@@ -335,15 +331,14 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     int ret;
 
     osc_newrma_am_enter();
-    if (NEWRMA_WIN_PER_TARGET != module->state || NULL == (t = osc_newrma_target_find(module, target))) {
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK, target);
+    if (OMPI_SUCCESS != ret || NULL == (t = osc_newrma_target_find(module, target))) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return OMPI_SUCCESS != ret ? ret : MPI_ERR_RMA_SYNC;
     }
     ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
     osc_newrma_am_target_release(module, t);
-    if (0 == --module->lock_count) {
-        module->state = NEWRMA_WIN_NONE;
-    }
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK);
     osc_newrma_am_leave();
     return ret;
 }
@@ -496,24 +491,25 @@ static int unlock_all_window(ompi_osc_newrma_module_t *module)
 int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret = OMPI_SUCCESS;
+    /* NOCHECK takes no lock: granted at once */
+    const osc_newrma_sync_t sync = (assert & MPI_MODE_NOCHECK) ? NEWRMA_SYNC_LOCK_ALL_GRANTED : NEWRMA_SYNC_LOCK_ALL;
+    int ret;
 
-    if (module->no_locks) {
-        return MPI_ERR_RMA_SYNC;
-    }
     osc_newrma_am_enter();
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state) {
+    ret = osc_newrma_epoch_check(module, sync, -1);
+    if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return ret;
     }
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
     module->am_lock_all_window = !module->lock_all_assert && window_protocol_needed(module);
     epoch_opens(module);
+    osc_newrma_epoch_apply(module, sync);
     if (module->am_lock_all_window) {
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_ISSUE);
         ret = lock_all_window(module);
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_GRANT);
     }
-    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
     if (!module->lock_all_assert && !module->am_lock_all_window) {
         /* per target and lazy: a target is locked by the first operation to
          * it; ourselves at once (local loads and stores) */
@@ -530,13 +526,14 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
     int ret;
 
     osc_newrma_am_enter();
-    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED) {
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK_ALL, -1);
+    if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
-        return MPI_ERR_RMA_SYNC;
+        return ret;
     }
     ret = module->am_lock_all_window ? unlock_all_window(module) : complete_all(module, close_by_unlock, true);
     module->am_lock_all_window = false;
-    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK_ALL);
     osc_newrma_am_leave();
     return ret;
 }
@@ -549,13 +546,11 @@ int osc_newrma_am_flush(int target, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_target_t *t;
-    int ret = OMPI_SUCCESS;
+    int ret;
 
     osc_newrma_am_enter();
-    t = osc_newrma_target_find(module, target);
-    if (!in_passive_epoch(module) || (NEWRMA_WIN_PER_TARGET == module->state && NULL == t)) {
-        ret = MPI_ERR_RMA_SYNC;
-    } else if (NULL != t) {
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target);
+    if (OMPI_SUCCESS == ret && NULL != (t = osc_newrma_target_find(module, target))) {
         /* no element: nothing was done to that target in this epoch */
         ret = osc_newrma_am_target_complete(module, t, NEWRMA_PF_FLUSH, true);
     }
@@ -569,7 +564,10 @@ int osc_newrma_am_flush_all(struct ompi_win_t *win)
     int ret;
 
     osc_newrma_am_enter();
-    ret = in_passive_epoch(module) ? complete_all(module, close_by_flush, false) : MPI_ERR_RMA_SYNC;
+    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH_ALL, -1);
+    if (OMPI_SUCCESS == ret) {
+        ret = complete_all(module, close_by_flush, false);
+    }
     osc_newrma_am_leave();
     return ret;
 }

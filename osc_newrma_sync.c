@@ -1,17 +1,21 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
- * osc/newrma: the epoch state machine (mpich-new-rma-design.txt, "Epoch
- * States" and the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH algorithms).
- *
- * This file is the one place where epoch legality is checked and window
- * states change.  Illegal sequences return MPI_ERR_RMA_SYNC and leave the
- * window as it was, so the program can go on.
+ * osc/newrma: synchronization of the node paths (load/store and
+ * single-copy windows): the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH
+ * algorithms of mpich-new-rma-design.txt over the node segment.  Which
+ * call is legal in which state and where it leads is the epoch machine's
+ * (osc_newrma_epoch.c, shared with the active-message path,
+ * osc_newrma_am_sync.c): each call here asks it first
+ * (osc_newrma_epoch_check; MPI_ERR_RMA_SYNC leaves the window as it was)
+ * and tells it when done (osc_newrma_epoch_apply).  This file also holds
+ * the node path's grants of issued epochs and the PSCW group translation
+ * both paths use.
  *
  * Memory barriers follow the design's "RMA + shared memory" section:
  * MEM_SYNC on both sides of a fence's PROC_SYNC, before PROC_SYNC in post and
  * complete, after it in start and wait, after the lock is granted and before
  * it is released, and in every flush.  The PROC_SYNCs themselves go through
- * the node segment: osc_newrma_signal.c (barrier, PSCW notices) and
+ * the node segment: osc_newrma_active_target.c (barrier, PSCW notices) and
  * osc_newrma_lock.c (locks).
  */
 
@@ -20,92 +24,19 @@
 #include <stdlib.h>
 
 #include "osc_newrma.h"
+#include "osc_newrma_epoch.h"
 #include "osc_newrma_mailbox.h"
 #include "osc_newrma_lock.h"
 #include "osc_newrma_active_target.h"
 
-static bool in_passive_epoch(const ompi_osc_newrma_module_t *module)
-{
-    return NEWRMA_WIN_PER_TARGET == module->state || module->state >= NEWRMA_WIN_LOCK_ALL_CALLED;
-}
-
-static bool in_fence_epoch(const ompi_osc_newrma_module_t *module)
-{
-    return NEWRMA_WIN_FENCE_ISSUED == module->state || NEWRMA_WIN_FENCE_GRANTED == module->state;
-}
-
 /* FENCE_ISSUED -> FENCE_GRANTED: everyone has arrived at the fence. */
-static void fence_granted(ompi_osc_newrma_module_t *module)
+void osc_newrma_fence_grant(ompi_osc_newrma_module_t *module)
 {
-    if (NEWRMA_WIN_FENCE_ISSUED == module->state) {
+    if (NEWRMA_WIN_FENCE_ISSUED == osc_newrma_epoch_state(module)) {
         osc_newrma_barrier_wait(module);
-        /* several threads' first operations may get here at once */
-        __atomic_store_n(&module->state, NEWRMA_WIN_FENCE_GRANTED, __ATOMIC_RELAXED);
-    }
-}
-
-/* A fence that no RMA call followed opens no real epoch: the design lets any
- * other synchronization take the window straight from there. */
-void osc_newrma_close_unused_fence_epoch(ompi_osc_newrma_module_t *module)
-{
-    if (in_fence_epoch(module) && !module->fence_epoch_used) {
-        fence_granted(module);
-        module->state = NEWRMA_WIN_NONE;
-    }
-}
-
-/* ------------------------------------------------------------------ */
-/* Access check (the part of RMA_OP that is about epochs)              */
-/* ------------------------------------------------------------------ */
-
-
-/* The element of a lock held beside the first one, or NULL. */
-static osc_newrma_target_t *other_lock_find(ompi_osc_newrma_module_t *module, int target)
-{
-    return module->lock_count > (unsigned int) module->first_lock.in_use
-        ? osc_newrma_target_find(module, target) : NULL;
-}
-
-/* In a per-target epoch: does this process hold a lock on target? */
-static bool holds_lock(ompi_osc_newrma_module_t *module, int target)
-{
-    return osc_newrma_first_lock_is(module, target) || NULL != other_lock_find(module, target);
-}
-
-static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
-{
-    /* the start group, as sorted communicator ranks: O(log group) */
-    size_t lo = 0, hi = module->start_count;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (module->start_ranks[mid] == target) {
-            return true;
-        }
-        if (module->start_ranks[mid] < target) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return false;
-}
-
-int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
-{
-    switch (__atomic_load_n(&module->state, __ATOMIC_RELAXED)) {
-    case NEWRMA_WIN_FENCE_ISSUED:
-        /* the first operation after a nonblocking fence waits for it */
-        fence_granted(module);
-        module->fence_epoch_used = true;
-        return OMPI_SUCCESS;
-    case NEWRMA_WIN_PER_TARGET:
-        return holds_lock(module, target) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
-    case NEWRMA_WIN_PSCW_ISSUED:
-    case NEWRMA_WIN_PSCW_GRANTED:
-        return pscw_group_has(module, target) ? osc_newrma_pscw_grant(module) : MPI_ERR_RMA_SYNC;
-    default:
-        return MPI_ERR_RMA_SYNC;
+        /* several threads' first operations may get here at once: the
+         * grant is idempotent, its store atomic */
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_GRANT);
     }
 }
 
@@ -116,16 +47,21 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
 int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    /* a fence that opens an epoch with nothing before it (NOPRECEDE) does
+     * not wait for the barrier: the first operation does (FENCE_ISSUED) */
+    const osc_newrma_sync_t sync = osc_newrma_fence_sync(assert, true);
+    int ret = osc_newrma_epoch_check(module, sync, -1);
 
-    if ((module->state != NEWRMA_WIN_NONE && !in_fence_epoch(module)) || module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
 
-    /* Every operation of this component completes before it returns, so a
-     * fence only orders memory and synchronizes processes: arrive at the
-     * window's node barrier (MEM_SYNC first, inside).  A fence that opens an
-     * epoch with nothing before it (NOPRECEDE) does not wait: the first
-     * operation does (FENCE_ISSUED). */
+    /* The epoch's operations are complete at the origin by now: loads and
+     * stores at their call, and the single-copy table issues its batch and
+     * completes a put or get handed to a target before it calls this
+     * (cma_fence, osc_newrma_ops.c).  So a fence only orders memory and
+     * synchronizes processes: arrive at the window's node barrier
+     * (MEM_SYNC first, inside). */
     /* The barrier counts arrivals cumulatively, so nobody may arrive at
      * the next episode before the previous one completed for it: an
      * unfinished episode (a NOPRECEDE fence nobody waited for) is waited for
@@ -133,9 +69,8 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
      * as a late rank's arrival at this one. */
     osc_newrma_barrier_wait(module);
     osc_newrma_barrier_arrive(module);
-    module->fence_epoch_used = false;
-    if ((assert & MPI_MODE_NOPRECEDE) && !(assert & MPI_MODE_NOSUCCEED)) {
-        module->state = NEWRMA_WIN_FENCE_ISSUED;
+    if (NEWRMA_SYNC_FENCE_NOPRECEDE == sync) {
+        osc_newrma_epoch_apply(module, sync);
         return OMPI_SUCCESS;
     }
     /* A NOSUCCEED fence opens no fence epoch whose first operation could
@@ -143,7 +78,7 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
      * only after that target called this fence (its stores before it
      * included): so even NOPRECEDE | NOSUCCEED waits here. */
     osc_newrma_barrier_wait(module);       /* MEM_SYNC after, inside */
-    module->state = (assert & MPI_MODE_NOSUCCEED) ? NEWRMA_WIN_NONE : NEWRMA_WIN_FENCE_GRANTED;
+    osc_newrma_epoch_apply(module, sync);
     return OMPI_SUCCESS;
 }
 
@@ -229,11 +164,11 @@ void osc_newrma_start_group_clear(ompi_osc_newrma_module_t *module)
 int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
+    const osc_newrma_sync_t sync = (assert & MPI_MODE_NOCHECK) ? NEWRMA_SYNC_START_GRANTED : NEWRMA_SYNC_START;
+    int ret = osc_newrma_epoch_check(module, sync, -1);
 
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks, &module->start_count);
     if (OMPI_SUCCESS != ret) {
@@ -252,10 +187,8 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
     }
     if (assert & MPI_MODE_NOCHECK) {
         opal_atomic_mb();
-        module->state = NEWRMA_WIN_PSCW_GRANTED;
-    } else {
-        module->state = NEWRMA_WIN_PSCW_ISSUED;
     }
+    osc_newrma_epoch_apply(module, sync);
     return OMPI_SUCCESS;
 }
 
@@ -266,21 +199,26 @@ int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module)
     int ret = OMPI_SUCCESS;
 
     OPAL_THREAD_LOCK(&module->grant_lock);
-    if (NEWRMA_WIN_PSCW_ISSUED == module->state) {
+    if (NEWRMA_WIN_PSCW_ISSUED == osc_newrma_epoch_state(module)) {
         ret = osc_newrma_start_wait_posts(module, module->start_ranks, module->start_count);
         if (OMPI_SUCCESS == ret) {
-            __atomic_store_n(&module->state, NEWRMA_WIN_PSCW_GRANTED, __ATOMIC_RELEASE);
+            osc_newrma_epoch_apply(module, NEWRMA_SYNC_GRANT);    /* stored with release */
         }
     }
     OPAL_THREAD_UNLOCK(&module->grant_lock);
     return ret;
 }
 
-/* MPI_Win_complete's first step: an epoch that issued no operation (still
- * PSCW_ISSUED) answers early the posts it may (osc_newrma_signal.c); the
- * others are waited for. */
+/* MPI_Win_complete's first step: MPI_ERR_RMA_SYNC outside a PSCW access
+ * epoch; an epoch that issued no operation (still PSCW_ISSUED) answers
+ * early the posts it may (osc_newrma_active_target.c); the others are waited for. */
 int osc_newrma_complete_grant(ompi_osc_newrma_module_t *module)
 {
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_COMPLETE, -1);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
     if (NEWRMA_WIN_PSCW_ISSUED == module->state) {
         osc_newrma_complete_early(module, module->start_ranks, module->start_count);
     }
@@ -294,9 +232,6 @@ int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (NEWRMA_WIN_PSCW_GRANTED != module->state) {
-        return MPI_ERR_RMA_SYNC;
-    }
     /* operations are complete already (or owe only answers that the
      * targets serve before their waits return); tell each target
      * (MEM_SYNC inside) */
@@ -307,7 +242,7 @@ int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module)
 void osc_newrma_complete_close_epoch(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_start_group_clear(module);
-    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_COMPLETE);
 }
 
 int ompi_osc_newrma_complete(struct ompi_win_t *win)
@@ -326,10 +261,10 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     const int *origins = NULL;
     size_t count = 0;
-    int ret;
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_POST, -1);
 
-    if (module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (group != module->post_groups.group) {
         module->post_box_current = false;    /* the box lists another group's ranks */
@@ -348,7 +283,7 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    module->exposure_active = true;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_POST);
     return OMPI_SUCCESS;
 }
 
@@ -356,28 +291,30 @@ int ompi_osc_newrma_wait(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     unsigned int spins = 0;
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
 
-    if (!module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     /* every origin has completed, and left nothing in our mailbox to apply */
     while (!osc_newrma_completions_arrived(module) || !osc_newrma_mailbox_drained(module)) {
         osc_newrma_mailbox_backoff(module, &spins);
     }
-    module->exposure_active = false;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
     return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_test(struct ompi_win_t *win, int *flag)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
 
     *flag = 0;
-    if (!module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (osc_newrma_completions_arrived(module) && osc_newrma_mailbox_drained(module)) {
-        module->exposure_active = false;
+        osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
         *flag = 1;
     }
     return OMPI_SUCCESS;
@@ -417,8 +354,8 @@ static __opal_attribute_noinline__ int lock_other(ompi_osc_newrma_module_t *modu
     element->lock_type = lock_type;
     element->lock_assert = assert & MPI_MODE_NOCHECK;
     element->lock_ticket = held.ticket;
-    element->lock_state = NEWRMA_LOCK_GRANTED;
-    module->lock_count++;
+    element->lock_state = NEWRMA_LOCK_GRANTED;     /* taken in the call */
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_LOCK);
     return OMPI_SUCCESS;
 }
 
@@ -429,73 +366,54 @@ static inline __opal_attribute_always_inline__ int lock_first(ompi_osc_newrma_mo
                                                                int target, int assert)
 {
     lock_record_set(&module->first_lock, lock_type, target, assert);
-    module->lock_count++;
-    module->state = NEWRMA_WIN_PER_TARGET;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_LOCK);
     return osc_newrma_lock_acquire(module, &module->first_lock);
-}
-
-/* A lock while the window is not idle: after a fence that opened no epoch,
- * or beside locks already held (out of line: the idle case stays short). */
-static __opal_attribute_noinline__ int lock_not_idle(ompi_osc_newrma_module_t *module, int lock_type,
-                                                     int target, int assert)
-{
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE == module->state) {
-        return lock_first(module, lock_type, target, assert);
-    }
-    if (NEWRMA_WIN_PER_TARGET != module->state || holds_lock(module, target)) {
-        return MPI_ERR_RMA_SYNC;      /* another epoch, or a second lock on the same target */
-    }
-    return module->first_lock.in_use ? lock_other(module, lock_type, target, assert)
-                                     : lock_first(module, lock_type, target, assert);
 }
 
 int ompi_osc_newrma_lock(int lock_type, int target, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_LOCK, target);
 
-    if (OPAL_UNLIKELY(module->no_locks)) {
-        return MPI_ERR_RMA_SYNC;      /* the user promised not to lock */
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
     }
-    if (OPAL_UNLIKELY(NEWRMA_WIN_NONE != module->state)) {
-        return lock_not_idle(module, lock_type, target, assert);
+    if (OPAL_UNLIKELY(module->first_lock.in_use)) {
+        return lock_other(module, lock_type, target, assert);
     }
     return lock_first(module, lock_type, target, assert);
 }
 
-/* Unlock a target other than the first lock's, or none. */
+/* Unlock a target other than the first lock's. */
 static __opal_attribute_noinline__ int unlock_other(ompi_osc_newrma_module_t *module, int target)
 {
-    osc_newrma_target_t *element = other_lock_find(module, target);
+    osc_newrma_target_t *element = osc_newrma_epoch_other_lock(module, target);
     osc_newrma_lock_record_t held;
 
     if (NULL == element) {
-        return MPI_ERR_RMA_SYNC;      /* unlock without lock */
+        return MPI_ERR_RMA_SYNC;      /* (the epoch machine said it is locked) */
     }
     lock_record_set(&held, element->lock_type, target, element->lock_assert);
     held.ticket = element->lock_ticket;
     held.word = osc_newrma_shm_lock(&module->shm, target);
     osc_newrma_target_remove(module, element);
-    if (0 == --module->lock_count) {
-        module->state = NEWRMA_WIN_NONE;
-    }
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK);
     return osc_newrma_lock_release(module, &held);
 }
 
 int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK, target);
 
-    if (OPAL_UNLIKELY(NEWRMA_WIN_PER_TARGET != module->state)) {
-        return MPI_ERR_RMA_SYNC;      /* unlock without lock */
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
     }
     if (OPAL_UNLIKELY(!osc_newrma_first_lock_is(module, target))) {
         return unlock_other(module, target);
     }
     module->first_lock.in_use = module->first_lock.alone = false;
-    if (0 == --module->lock_count) {
-        module->state = NEWRMA_WIN_NONE;
-    }
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK);
     return osc_newrma_lock_release(module, &module->first_lock);
 }
 
@@ -503,16 +421,15 @@ int ompi_osc_newrma_unlock(int target, struct ompi_win_t *win)
 /* LOCK_ALL / UNLOCK_ALL                                               */
 /* ------------------------------------------------------------------ */
 
+/* Every target's lock is taken in the call (the design's window protocol
+ * at once): the epoch is LOCK_ALL_GRANTED when the call returns. */
 int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_LOCK_ALL_GRANTED, -1);
 
-    if (module->no_locks) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
     if (!module->lock_all_assert) {
@@ -520,23 +437,24 @@ int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
     } else {
         opal_atomic_mb();
     }
-    module->state = NEWRMA_WIN_LOCK_ALL_GRANTED;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_LOCK_ALL_GRANTED);
     return OMPI_SUCCESS;
 }
 
 int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK_ALL, -1);
 
-    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED) {
-        return MPI_ERR_RMA_SYNC;
+    if (OMPI_SUCCESS != ret) {
+        return ret;
     }
     if (!module->lock_all_assert) {
         osc_newrma_lock_all_release(module);
     } else {
         opal_atomic_mb();
     }
-    module->state = NEWRMA_WIN_NONE;
+    osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK_ALL);
     return OMPI_SUCCESS;
 }
 
@@ -546,11 +464,10 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
 
 int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(osc_newrma_module(win), NEWRMA_SYNC_FLUSH, target);
 
-    if (module->state < NEWRMA_WIN_LOCK_ALL_CALLED
-        && (NEWRMA_WIN_PER_TARGET != module->state || !holds_lock(module, target))) {
-        return MPI_ERR_RMA_SYNC;
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
     }
     opal_atomic_mb();     /* MEM_SYNC: our operations are visible before any later PROC_SYNC */
     return OMPI_SUCCESS;
@@ -558,10 +475,10 @@ int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
 
 int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
 {
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
+    int ret = osc_newrma_epoch_check(osc_newrma_module(win), NEWRMA_SYNC_FLUSH_ALL, -1);
 
-    if (!in_passive_epoch(module)) {
-        return MPI_ERR_RMA_SYNC;
+    if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
+        return ret;
     }
     opal_atomic_mb();
     return OMPI_SUCCESS;
@@ -581,15 +498,5 @@ int ompi_osc_newrma_sync(struct ompi_win_t *win)
 {
     (void) win;
     opal_atomic_mb();     /* MEM_SYNC between local loads/stores and RMA */
-    return OMPI_SUCCESS;
-}
-
-/* MPI_Win_free inside an epoch is erroneous; an unused fence epoch is fine. */
-int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module)
-{
-    osc_newrma_close_unused_fence_epoch(module);
-    if (NEWRMA_WIN_NONE != module->state || module->exposure_active) {
-        return MPI_ERR_RMA_SYNC;
-    }
     return OMPI_SUCCESS;
 }
