@@ -989,20 +989,11 @@ static int completed_request(struct ompi_request_t **request)
     return OMPI_SUCCESS;
 }
 
-/* Request-based operations are for passive-target epochs only; the
- * request is MPI_REQUEST_NULL until the operation is queued. */
-static int request_epoch_check(ompi_osc_newrma_module_t *module, struct ompi_request_t **request)
-{
-    *request = MPI_REQUEST_NULL;
-    return NEWRMA_WIN_PER_TARGET == module->state || module->state >= NEWRMA_WIN_LOCK_ALL_CALLED
-        ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
-}
-
 /* put and get */
 static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct ompi_request_t **request)
 {
     osc_newrma_layout_t ol, tl;
-    int ret = call->want_request ? request_epoch_check(module, request) : OMPI_SUCCESS;
+    int ret = call->want_request ? osc_newrma_epoch_request_check(module, call->target, request) : OMPI_SUCCESS;
 
     NEWRMA_TRACE_OP(module, NEWRMA_PKT_PUT == call->kind ? "put" : "get", call->target, call->disp,
                     call->target_count, call->target_dt);
@@ -1040,7 +1031,7 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
 {
     osc_newrma_layout_t ol, tl;
     size_t bytes = 0;
-    int ret = call->want_request ? request_epoch_check(module, request) : OMPI_SUCCESS;
+    int ret = call->want_request ? osc_newrma_epoch_request_check(module, call->target, request) : OMPI_SUCCESS;
 
     NEWRMA_TRACE_OP(module, NULL == call->result_dt ? "accumulate" : "get_accumulate", call->target, call->disp,
                     call->target_count, call->target_dt);

@@ -321,3 +321,31 @@ int osc_newrma_epoch_check_free(ompi_osc_newrma_module_t *module)
 {
     return osc_newrma_epoch_check(module, NEWRMA_SYNC_FREE, -1);
 }
+
+void osc_newrma_epoch_trace(const ompi_osc_newrma_module_t *module, osc_newrma_sync_t sync,
+                            osc_newrma_win_state_t from, osc_newrma_win_state_t to)
+{
+    static const char *const calls[NEWRMA_SYNC_ROWS] = {
+        [NEWRMA_SYNC_OP] = "first operation", [NEWRMA_SYNC_REQUEST_OP] = "request-based operation",
+        [NEWRMA_SYNC_FENCE] = "fence", [NEWRMA_SYNC_FENCE_NOPRECEDE] = "fence (noprecede)",
+        [NEWRMA_SYNC_FENCE_NOSUCCEED] = "fence (nosucceed)", [NEWRMA_SYNC_START] = "start",
+        [NEWRMA_SYNC_START_GRANTED] = "start (granted)", [NEWRMA_SYNC_COMPLETE] = "complete",
+        [NEWRMA_SYNC_POST] = "post", [NEWRMA_SYNC_WAIT] = "wait", [NEWRMA_SYNC_LOCK] = "lock",
+        [NEWRMA_SYNC_UNLOCK] = "unlock", [NEWRMA_SYNC_LOCK_ALL] = "lock_all",
+        [NEWRMA_SYNC_LOCK_ALL_GRANTED] = "lock_all (granted)", [NEWRMA_SYNC_UNLOCK_ALL] = "unlock_all",
+        [NEWRMA_SYNC_FLUSH] = "flush", [NEWRMA_SYNC_FLUSH_ALL] = "flush_all", [NEWRMA_SYNC_FREE] = "free",
+        [NEWRMA_SYNC_ISSUE] = "lock_all issued", [NEWRMA_SYNC_GRANT] = "epoch granted",
+        [NEWRMA_SYNC_FENCE_CLOSE] = "unused fence epoch closed",
+    };
+    static const char *const states[NEWRMA_WIN_STATES] = {
+        [NEWRMA_WIN_NONE] = "NONE", [NEWRMA_WIN_PER_TARGET] = "PER_TARGET",
+        [NEWRMA_WIN_PSCW_ISSUED] = "PSCW_ISSUED", [NEWRMA_WIN_PSCW_GRANTED] = "PSCW_GRANTED",
+        [NEWRMA_WIN_FENCE_ISSUED] = "FENCE_ISSUED", [NEWRMA_WIN_FENCE_GRANTED] = "FENCE_GRANTED",
+        [NEWRMA_WIN_LOCK_ALL_CALLED] = "LOCK_ALL_CALLED", [NEWRMA_WIN_LOCK_ALL_ISSUED] = "LOCK_ALL_ISSUED",
+        [NEWRMA_WIN_LOCK_ALL_GRANTED] = "LOCK_ALL_GRANTED",
+    };
+
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "%s: window %p \"%s\", rank %d, %s -> %s", calls[sync],
+                   (void *) module->win, module->win->w_name, module->rank, states[from],
+                   NEWRMA_EPOCH_ILLEGAL == osc_newrma_epoch_table[sync][from].to ? "?" : states[to]);
+}

@@ -142,6 +142,10 @@ static inline int osc_newrma_epoch_check(ompi_osc_newrma_module_t *module, osc_n
     return OPAL_LIKELY(0 == when) ? OMPI_SUCCESS : osc_newrma_epoch_check_slow(module, sync, target, when);
 }
 
+/* One trace line per synchronization call applied (osc_base_verbose >= 60). */
+void osc_newrma_epoch_trace(const ompi_osc_newrma_module_t *module, osc_newrma_sync_t sync,
+                            osc_newrma_win_state_t from, osc_newrma_win_state_t to);
+
 /* `sync` has been done (its check said yes, in the state the window is
  * still in): move to the table's next state and apply the cell's effects.
  * A cell that keeps the state stores nothing, so that a call racing with
@@ -175,11 +179,23 @@ static inline void osc_newrma_epoch_apply(ompi_osc_newrma_module_t *module, osc_
                              __ATOMIC_RELAXED);
         }
     }
+    if (OPAL_UNLIKELY(ompi_osc_base_framework.framework_verbose >= MCA_BASE_VERBOSE_TRACE)) {
+        osc_newrma_epoch_trace(module, sync, state, next);
+    }
     if (next != state) {
         /* release: a thread that sees the new state (osc_newrma_pscw_grant
          * reads it with acquire) sees what led to it */
         __atomic_store_n(&module->state, next, __ATOMIC_RELEASE);
     }
+}
+
+/* Request-based operations (MPI_Rput, ...): passive-target epochs only, the
+ * REQUEST_OP row; the request is MPI_REQUEST_NULL until one is issued. */
+static inline int osc_newrma_epoch_request_check(ompi_osc_newrma_module_t *module, int target,
+                                                 struct ompi_request_t **request)
+{
+    *request = MPI_REQUEST_NULL;
+    return osc_newrma_epoch_check(module, NEWRMA_SYNC_REQUEST_OP, target);
 }
 
 /* Is an RMA call to `target` legal in the current epoch?  The one check

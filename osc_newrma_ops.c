@@ -74,18 +74,6 @@ static int direct_get(void *origin_addr, int origin_count, struct ompi_datatype_
 /* request-based operations                                            */
 /* ------------------------------------------------------------------ */
 
-/* MPI allows request-based operations only in passive-target epochs. */
-static int passive_epoch_check(struct ompi_win_t *win, struct ompi_request_t **request)
-{
-    osc_newrma_win_state_t state = osc_newrma_module(win)->state;
-
-    *request = MPI_REQUEST_NULL;
-    if (NEWRMA_WIN_PER_TARGET != state && state < NEWRMA_WIN_LOCK_ALL_CALLED) {
-        return MPI_ERR_RMA_SYNC;
-    }
-    return OMPI_SUCCESS;
-}
-
 static int completed(int ret, struct ompi_request_t **request)
 {
     if (OMPI_SUCCESS == ret) {
@@ -97,7 +85,7 @@ static int completed(int ret, struct ompi_request_t **request)
 int osc_newrma_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    int ret = passive_epoch_check(win, request);
+    int ret = osc_newrma_epoch_request_check(osc_newrma_module(win), target, request);
     return OMPI_SUCCESS != ret ? ret
         : completed(osc_newrma_module(win)->super.osc_put(oa, oc, odt, target, td, tc, tdt, win), request);
 }
@@ -105,7 +93,7 @@ int osc_newrma_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int tar
 int osc_newrma_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
                     struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
-    int ret = passive_epoch_check(win, request);
+    int ret = osc_newrma_epoch_request_check(osc_newrma_module(win), target, request);
     return OMPI_SUCCESS != ret ? ret
         : completed(osc_newrma_module(win)->super.osc_get(oa, oc, odt, target, td, tc, tdt, win), request);
 }
@@ -114,7 +102,7 @@ int osc_newrma_raccumulate(const void *oa, int oc, struct ompi_datatype_t *odt, 
                            int tc, struct ompi_datatype_t *tdt, struct ompi_op_t *op, struct ompi_win_t *win,
                            struct ompi_request_t **request)
 {
-    int ret = passive_epoch_check(win, request);
+    int ret = osc_newrma_epoch_request_check(osc_newrma_module(win), target, request);
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_accumulate(oa, oc, odt, target, td, tc, tdt, op, win);
     }
@@ -127,7 +115,7 @@ int osc_newrma_rget_accumulate(const void *oa, int oc, struct ompi_datatype_t *o
                                struct ompi_datatype_t *tdt, struct ompi_op_t *op, struct ompi_win_t *win,
                                struct ompi_request_t **request)
 {
-    int ret = passive_epoch_check(win, request);
+    int ret = osc_newrma_epoch_request_check(osc_newrma_module(win), target, request);
     return OMPI_SUCCESS != ret ? ret
         : completed(osc_newrma_get_accumulate(oa, oc, odt, ra, rc, rdt, target, td, tc, tdt, op, win), request);
 }
