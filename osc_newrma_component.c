@@ -153,56 +153,56 @@ static int component_register(void)
         "Number of slots of a window's operation table: target elements are kept in slot "
         "(rank mod slots), so lookups cost O(targets per slot) and a window's memory does not "
         "grow with the communicator size (rounded down to a power of two; minimum 1)",
-        OPAL_INFO_LVL_5, 64, &c->slots);
+        OPAL_INFO_LVL_9, 64, &c->slots);
     register_uint("op_pool_local",
         "Operation elements reserved for each window (window-local pool, active-message path)",
-        OPAL_INFO_LVL_5, 256, &c->op_pool_local);
+        OPAL_INFO_LVL_9, 256, &c->op_pool_local);
     register_uint("op_pool_global",
         "Operation elements shared by all windows (global pool, active-message path)",
-        OPAL_INFO_LVL_5, 4096, &c->op_pool_global);
+        OPAL_INFO_LVL_9, 4096, &c->op_pool_global);
     register_uint("target_pool_local",
         "Target elements reserved for each window (window-local pool)",
-        OPAL_INFO_LVL_5, 64, &c->target_pool_local);
+        OPAL_INFO_LVL_9, 64, &c->target_pool_local);
     register_uint("target_pool_global",
         "Target elements shared by all windows (global pool)",
-        OPAL_INFO_LVL_5, 1024, &c->target_pool_global);
+        OPAL_INFO_LVL_9, 1024, &c->target_pool_global);
     register_size("piggyback_threshold",
         "Operations queued per target before they are issued instead of waiting to carry the "
         "closing synchronization (RMA_DONE/UNLOCK) piggybacked on the last one",
-        OPAL_INFO_LVL_5, 16, &c->piggyback_threshold);
+        OPAL_INFO_LVL_9, 16, &c->piggyback_threshold);
     register_size("single_op_threshold",
         "Largest operation (bytes, basic datatype) sent as one lock+operation+unlock packet when "
         "it is the only operation of a lock epoch",
-        OPAL_INFO_LVL_5, 8192, &c->single_op_threshold);
+        OPAL_INFO_LVL_9, 8192, &c->single_op_threshold);
     register_uint("lock_qnodes",
         "Queue nodes per process in a window's segment for its passive-target locks: one per "
         "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
         "without queueing (still correct, not fair) (minimum 1)",
-        OPAL_INFO_LVL_5, 4, &c->lock_qnodes);
+        OPAL_INFO_LVL_9, 4, &c->lock_qnodes);
     register_uint("lock_barge_tries",
         "How many times a writer that finds a passive-target lock taken tries to take it again "
         "(spinning, then yielding) before it joins the lock's FIFO queue.  Trying lets whoever runs "
         "take a lock that comes free (a queued writer gets it handed over even while the scheduler "
         "has it off the CPU) and spares the queue's atomics; queued writers are never overtaken, so "
         "no writer waits forever (0: always queue)",
-        OPAL_INFO_LVL_5, 64, &c->lock_barge_tries);
+        OPAL_INFO_LVL_9, 64, &c->lock_barge_tries);
     register_uint("lock_quiet_after",
         "After a window's lock_all, exclusive lockers announce themselves (two atomics more per lock) "
         "so that lock_all stays O(1).  A process that takes this many times the number of ranks "
         "exclusive locks without a lock_all of its own tries to end the announcing (the next lock_all "
         "then waits out the writers once, O(ranks)) (0: never)",
-        OPAL_INFO_LVL_5, 64, &c->lock_quiet_after);
+        OPAL_INFO_LVL_9, 64, &c->lock_quiet_after);
     register_size("cma_batch_bytes",
         "Single-copy (create/dynamic windows on one node) puts and gets of contiguous data up to this "
         "many bytes are gathered, up to 64 to one target, and issued as one process_vm_writev/readv "
         "at the next synchronization that completes them (0: every operation is its own system call; "
         "MPI_THREAD_MULTIPLE: never batched)",
-        OPAL_INFO_LVL_5, 16384, &c->cma_batch_bytes);
+        OPAL_INFO_LVL_9, 16384, &c->cma_batch_bytes);
     register_size("segment_cache_bytes",
         "A freed window's node segment up to this many bytes stays mapped (one per process) and serves "
         "the next window of the same processes on this node that fits in it: no file, mapping, page "
         "faults or broadcast at creation (0: every window maps a new segment)",
-        OPAL_INFO_LVL_5, 4 * 1024 * 1024, &c->segment_cache_bytes);
+        OPAL_INFO_LVL_9, 4 * 1024 * 1024, &c->segment_cache_bytes);
     register_uint("assist_timeout",
         "MPI_Win_create/create_dynamic windows on one node: microseconds an origin waits for a target "
         "that looks inside MPI (it ran progress lately) to take a request posted in its mailbox -- a "
@@ -210,13 +210,13 @@ static int component_register(void)
         "past that, the origin takes the request back and does the operation itself (0: this process "
         "asks nothing of its targets -- no hand-overs, shared copies or relays -- but still serves its "
         "own mailbox)",
-        OPAL_INFO_LVL_5, 5, &c->assist_timeout);
+        OPAL_INFO_LVL_9, 5, &c->assist_timeout);
     c->assist_oversubscribed = false;
     (void) mca_base_component_var_register(version, "assist_oversubscribed",
         "Target assistance (assist_timeout, assist_share_bytes) also when Open MPI runs more ranks "
         "than cores (it then yields when idle): off by default, since a target is then often off "
         "its core and waiting for it costs more than single copy",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->assist_oversubscribed);
     register_size("copy_chunk_bytes",
         "Puts, gets and accumulates copied by load/store (MPI_Win_allocate windows, targets applying "
@@ -224,7 +224,7 @@ static int component_register(void)
         "their copy loop by a call's length, and glibc on AMD CPUs leaves its fastest one above the "
         "L2 cache's size (1-4 MiB copied 1.2-1.8x faster in 128 KiB pieces there; no difference "
         "elsewhere) (0: the same as the largest size, one memcpy per operation)",
-        OPAL_INFO_LVL_5, 128 * 1024, &c->copy_chunk_bytes);
+        OPAL_INFO_LVL_9, 128 * 1024, &c->copy_chunk_bytes);
     c->assist_share_bytes_var = register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
         "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "
@@ -236,7 +236,7 @@ static int component_register(void)
         "exchange their measurements at its creation, and the window shares from 64 KiB if the "
         "slowest of them copies at less than half memcpy's speed (the kernel's per-page work bounds "
         "it, and two processes copying nearly double it).  0: the origin always copies alone",
-        OPAL_INFO_LVL_5, 1024 * 1024, &c->assist_share_bytes);
+        OPAL_INFO_LVL_9, 1024 * 1024, &c->assist_share_bytes);
     c->relay_bytes_var = register_size("relay_bytes",
         "MPI_Win_create/create_dynamic windows on one node: contiguous puts or gets to one target "
         "that add up to at least this many bytes (a batch of small ones, osc_newrma_cma_batch_bytes, "
@@ -250,31 +250,31 @@ static int component_register(void)
         "then costs a context switch; without osc_newrma_assist_oversubscribed) only from 32 KiB, a "
         "batch from 128 KiB or 16 pieces; set, it applies as set.  0: never; "
         "needs osc_newrma_cma_batch_bytes > 0",
-        OPAL_INFO_LVL_5, 1, &c->relay_bytes);
+        OPAL_INFO_LVL_9, 1, &c->relay_bytes);
     register_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
-        OPAL_INFO_LVL_5, 64, &c->post_ring_slots);
+        OPAL_INFO_LVL_9, 64, &c->post_ring_slots);
     register_uint("post_box_origins",
         "PSCW: an MPI_Win_post to at most this many origins is published on the target's own "
         "completion line, which the origins' completions write too (one cache line each way per "
         "epoch); larger posts go through the origins' post rings (0: always the rings; at most 6)",
-        OPAL_INFO_LVL_5, NEWRMA_POST_BOX_ORIGINS, &c->post_box_origins);
+        OPAL_INFO_LVL_9, NEWRMA_POST_BOX_ORIGINS, &c->post_box_origins);
     register_uint("pscw_early_answers",
         "PSCW: an access epoch that issued no operation to a target answers that target's next "
         "post before it comes, while the target's post box lists the origin; at most this many "
         "posts ahead (0: every epoch waits for its post; at most 1024)",
-        OPAL_INFO_LVL_5, 16, &c->pscw_early_answers);
+        OPAL_INFO_LVL_9, 16, &c->pscw_early_answers);
     register_uint("fence_flat_ranks",
         "Fence: a window of at most this many processes on a node keeps one arrival word per "
         "process on its barrier line, written with a plain store; larger windows count arrivals "
         "there with a locked add (0: always the counter; at most a cache line's worth of words)",
-        OPAL_INFO_LVL_5, 8, &c->fence_flat_ranks);
+        OPAL_INFO_LVL_9, 8, &c->fence_flat_ranks);
     register_uint("accumulate_stripes",
         "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "
         "their bytes ((offset / granularity) mod stripes), so accumulates to different parts of a "
         "window proceed in parallel (rounded down to a power of two; minimum 1)",
-        OPAL_INFO_LVL_5, 8, &c->acc_stripes);
+        OPAL_INFO_LVL_9, 8, &c->acc_stripes);
     register_size("accumulate_granularity",
         "Default bytes covered by one accumulate lock stripe (rounded up to a power of two); a "
         "window's info key mpi_accumulate_granularity overrides it (minimum 1).  Every stripe an "
@@ -284,11 +284,11 @@ static int component_register(void)
     register_uint("fifo_depth",
         "Cells of each process's node-local active-message FIFO in a window's FIFO segment: how many "
         "fragments its on-node peers can send it before they keep the rest in a backlog (minimum 2)",
-        OPAL_INFO_LVL_5, 64, &c->fifo_depth);
+        OPAL_INFO_LVL_9, 64, &c->fifo_depth);
     register_size("fifo_fragment_size",
         "Bytes of one node-local FIFO cell (rounded up to a cache line; at least a 32-byte cell "
         "header and the 64-byte packet header): packets larger than a cell are sent as fragments",
-        OPAL_INFO_LVL_5, 1024, &c->fifo_fragment_size);
+        OPAL_INFO_LVL_9, 1024, &c->fifo_fragment_size);
     register_uint("fifo_node_ranks",
         "Testing: treat each run of this many consecutive ranks of a window as one node, the others "
         "as remote (FIFOs inside a pretend node, UCX between them); 0: real nodes",
@@ -335,12 +335,12 @@ static int component_register(void)
         "rendezvous to that peer runs over TCP (UCX 1.13 moves rendezvous data through the same "
         "socket after a handshake: slower up to 128 KiB on loopback, faster from 256 KiB); peers with a zero-copy "
         "rendezvous transport (shared memory, RDMA) keep UCX's own threshold. 0: UCX decides always",
-        OPAL_INFO_LVL_5, 128 * 1024, &c->ucx_eager_limit);
+        OPAL_INFO_LVL_9, 128 * 1024, &c->ucx_eager_limit);
     register_uint("peer_cache",
         "Remote window sizes and displacement units a window caches (direct-mapped by rank) for its "
         "origin-side range checks on the active-message path; the info keys same_size and "
         "same_disp_unit make the cache unnecessary (minimum 1)",
-        OPAL_INFO_LVL_5, 64, &c->peer_cache);
+        OPAL_INFO_LVL_9, 64, &c->peer_cache);
 
     register_packet_counters(version);
     register_path_counters(version);
