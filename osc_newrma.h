@@ -493,7 +493,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
 int ompi_osc_newrma_complete(struct ompi_win_t *win);
 /* MPI_Win_complete in two steps, for a table that has work between them
  * (answers owed after the signal, still inside the epoch): signal the
- * targets (MPI_ERR_RMA_SYNC outside a PSCW access epoch), then close. */
+ * targets (OMPI_ERR_RMA_SYNC outside a PSCW access epoch), then close. */
 int osc_newrma_complete_signal_epoch(ompi_osc_newrma_module_t *module);
 void osc_newrma_complete_close_epoch(ompi_osc_newrma_module_t *module);
 int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win_t *win);

@@ -56,7 +56,7 @@ OBJ_CLASS_INSTANCE(osc_newrma_op_t, opal_free_list_item_t, op_construct, NULL);
 static int request_free(struct ompi_request_t **request)
 {
     if (!REQUEST_COMPLETE(*request)) {
-        return MPI_ERR_REQUEST;
+        return OMPI_ERR_REQUEST;
     }
     OBJ_RELEASE(*request);
     *request = MPI_REQUEST_NULL;
@@ -66,7 +66,7 @@ static int request_free(struct ompi_request_t **request)
 static int request_cancel(struct ompi_request_t *request, int complete)
 {
     (void) request; (void) complete;
-    return MPI_ERR_REQUEST;
+    return OMPI_ERR_REQUEST;
 }
 
 static void request_construct(osc_newrma_am_request_t *request)
@@ -814,7 +814,7 @@ static int check_dynamic_range(ompi_osc_newrma_module_t *module, int target, uin
         ret = request_info(module, target);
     }
     if (OMPI_SUCCESS == ret && !osc_newrma_dyn_cache_covers(module, target, addr, len)) {
-        ret = MPI_ERR_RMA_RANGE;
+        ret = OMPI_ERR_RMA_RANGE;
     }
     return ret;
 }
@@ -828,7 +828,7 @@ static int check_range(ompi_osc_newrma_module_t *module, int target, ptrdiff_t d
     int ret;
 
     if (OPAL_UNLIKELY(tl->overflows)) {
-        return MPI_ERR_RMA_RANGE;
+        return OMPI_ERR_RMA_RANGE;
     }
     osc_newrma_am_enter();
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {

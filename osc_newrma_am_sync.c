@@ -334,7 +334,7 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK, target);
     if (OMPI_SUCCESS != ret || NULL == (t = osc_newrma_target_find(module, target))) {
         osc_newrma_am_leave();
-        return OMPI_SUCCESS != ret ? ret : MPI_ERR_RMA_SYNC;
+        return OMPI_SUCCESS != ret ? ret : OMPI_ERR_RMA_SYNC;
     }
     ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
     osc_newrma_am_target_release(module, t);

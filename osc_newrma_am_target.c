@@ -488,7 +488,7 @@ static int target_address(ompi_osc_newrma_module_t *module, const osc_newrma_am_
     if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         *addr = (char *) (uintptr_t) hdr->disp;
         if (layout->overflows) {
-            return MPI_ERR_RMA_RANGE;
+            return OMPI_ERR_RMA_RANGE;
         }
         return osc_newrma_dyn_check_range(module, module->rank, (uint64_t) hdr->disp + (uint64_t) layout->gap,
                                           layout->span);

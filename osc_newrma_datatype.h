@@ -76,7 +76,7 @@ static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64
 {
     /* an overflow check, not a division: this is on every operation's path */
     if (OPAL_UNLIKELY(disp < 0 || __builtin_mul_overflow(disp, (ptrdiff_t) disp_unit, offset))) {
-        return MPI_ERR_RMA_RANGE;
+        return OMPI_ERR_RMA_RANGE;
     }
     if (0 == target->bytes) {
         return OMPI_SUCCESS;
@@ -84,7 +84,7 @@ static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64
     ptrdiff_t first;
     if (OPAL_UNLIKELY(target->overflows || __builtin_add_overflow(*offset, target->gap, &first)
                       || first < 0 || target->span > size || (uint64_t) first > size - target->span)) {
-        return MPI_ERR_RMA_RANGE;
+        return OMPI_ERR_RMA_RANGE;
     }
     return OMPI_SUCCESS;
 }
@@ -146,7 +146,7 @@ static inline int osc_newrma_usermem_target_addr(ompi_osc_newrma_module_t *modul
         /* dynamic windows address by absolute address (MPI_Get_address) */
         *addr = (uint64_t) disp;
         if (OPAL_UNLIKELY(tgt->overflows)) {
-            return MPI_ERR_RMA_RANGE;
+            return OMPI_ERR_RMA_RANGE;
         }
         return osc_newrma_dyn_check_range(module, target, (uint64_t) disp + (uint64_t) tgt->gap, tgt->span);
     }

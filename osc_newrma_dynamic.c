@@ -94,7 +94,7 @@ int osc_newrma_dyn_attach(ompi_osc_newrma_module_t *module, void *base, size_t l
     /* overlapping an attached region (or attaching the same base twice) */
     if ((at > 0 && dyn->regions[at - 1].base + dyn->regions[at - 1].len > addr)
         || (at < dyn->count && (dyn->regions[at].base == addr || addr + len > dyn->regions[at].base))) {
-        return MPI_ERR_RMA_ATTACH;
+        return OMPI_ERR_RMA_ATTACH;
     }
     publish_begin(module);
     ret = ensure_capacity(&dyn->regions, &dyn->capacity, dyn->count + 1);
@@ -105,7 +105,7 @@ int osc_newrma_dyn_attach(ompi_osc_newrma_module_t *module, void *base, size_t l
         dyn->count++;
     }
     publish_end(module);
-    return OMPI_SUCCESS == ret ? OMPI_SUCCESS : MPI_ERR_RMA_ATTACH;
+    return OMPI_SUCCESS == ret ? OMPI_SUCCESS : OMPI_ERR_RMA_ATTACH;
 }
 
 int osc_newrma_dyn_detach(ompi_osc_newrma_module_t *module, const void *base)
@@ -115,7 +115,7 @@ int osc_newrma_dyn_detach(ompi_osc_newrma_module_t *module, const void *base)
     size_t at = lower_bound(dyn->regions, dyn->count, addr);
 
     if (at == dyn->count || dyn->regions[at].base != addr) {
-        return MPI_ERR_RMA_ATTACH;    /* not a region this process attached */
+        return OMPI_ERR_RMA_ATTACH;    /* not a region this process attached */
     }
     publish_begin(module);
     memmove(dyn->regions + at, dyn->regions + at + 1, (dyn->count - at - 1) * sizeof(osc_newrma_region_t));
@@ -192,13 +192,13 @@ int osc_newrma_dyn_check_range(ompi_osc_newrma_module_t *module, int target, uin
         return OMPI_SUCCESS;
     }
     if (target == module->rank) {
-        return regions_cover(dyn->regions, dyn->count, addr, len) ? OMPI_SUCCESS : MPI_ERR_RMA_RANGE;
+        return regions_cover(dyn->regions, dyn->count, addr, len) ? OMPI_SUCCESS : OMPI_ERR_RMA_RANGE;
     }
     /* the cache is the window's, shared by its threads */
     OPAL_THREAD_LOCK(&module->lock);
     ret = fetch_peer_table(module, target);
     if (OMPI_SUCCESS == ret && !regions_cover(dyn->cache, dyn->cache_count, addr, len)) {
-        ret = MPI_ERR_RMA_RANGE;
+        ret = OMPI_ERR_RMA_RANGE;
     }
     OPAL_THREAD_UNLOCK(&module->lock);
     return ret;

@@ -48,7 +48,7 @@ int osc_newrma_dyn_attach(struct ompi_osc_newrma_module_t *module, void *base, s
 int osc_newrma_dyn_detach(struct ompi_osc_newrma_module_t *module, const void *base);
 
 /* Is [addr, addr + len) covered by regions `target` has attached?  Adjacent
- * regions count as one range.  OMPI_SUCCESS or MPI_ERR_RMA_RANGE. */
+ * regions count as one range.  OMPI_SUCCESS or OMPI_ERR_RMA_RANGE. */
 int osc_newrma_dyn_check_range(struct ompi_osc_newrma_module_t *module, int target,
                                uint64_t addr, size_t len);
 

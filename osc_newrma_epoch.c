@@ -8,7 +8,7 @@
  * for load/store and single-copy windows (node barrier, PSCW notices and
  * locks in the segment: osc_newrma_active_target.c, osc_newrma_lock.c),
  * osc_newrma_am_sync.c for active messages (packets, target elements).
- * An illegal call returns MPI_ERR_RMA_SYNC before anything changes, so the
+ * An illegal call returns OMPI_ERR_RMA_SYNC before anything changes, so the
  * window stays usable (docs/errors.md, tests/epoch_errors.c).
  *
  * States (mpich-new-rma-design.txt, "Epoch States").  Window states, of the
@@ -35,7 +35,7 @@
  * cover the window (ISSUE, then GRANT).
  *
  * The table: row = call or event, column = window state; a cell is the
- * next state ("=": unchanged, "-": illegal, MPI_ERR_RMA_SYNC), the
+ * next state ("=": unchanged, "-": illegal, OMPI_ERR_RMA_SYNC), the
  * conditions it also needs [in brackets] and its effects {in braces}.
  *
  *   conditions: la  locks allowed (no info no_locks)
@@ -269,13 +269,13 @@ int osc_newrma_epoch_check_slow(ompi_osc_newrma_module_t *module, osc_newrma_syn
          * lets any other synchronization take the window straight from
          * there (once the fence's barrier is complete). */
         if (__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
-            return MPI_ERR_RMA_SYNC;
+            return OMPI_ERR_RMA_SYNC;
         }
         osc_newrma_fence_grant(module);
         osc_newrma_epoch_apply(module, NEWRMA_SYNC_FENCE_CLOSE);
         return osc_newrma_epoch_check(module, sync, target);
     }
-    return lookups_hold(module, target, when) ? OMPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    return lookups_hold(module, target, when) ? OMPI_SUCCESS : OMPI_ERR_RMA_SYNC;
 }
 
 /* ------------------------------------------------------------------ */
@@ -294,7 +294,7 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
     int ret = OMPI_SUCCESS;
 
     if (NEWRMA_EPOCH_ILLEGAL == cell.to || !lookups_hold(module, target, cell.when)) {
-        return MPI_ERR_RMA_SYNC;
+        return OMPI_ERR_RMA_SYNC;
     }
     if (OPAL_LIKELY(osc_newrma_epoch_next(cell) == state && 0 == cell.then)) {
         return OMPI_SUCCESS;       /* nothing to do but check: PSCW_GRANTED, PER_TARGET */

@@ -77,7 +77,7 @@ enum {
     NEWRMA_EPOCH_THEN_FENCE_USED  = 0x20,  /* an RMA call in the fence epoch */
 };
 
-#define NEWRMA_EPOCH_ILLEGAL 0             /* a cell's `to`: MPI_ERR_RMA_SYNC (so the cells
+#define NEWRMA_EPOCH_ILLEGAL 0             /* a cell's `to`: OMPI_ERR_RMA_SYNC (so the cells
                                             * a table leaves out are illegal) */
 
 typedef struct {
@@ -113,7 +113,7 @@ int osc_newrma_epoch_check_slow(ompi_osc_newrma_module_t *module, osc_newrma_syn
                                 uint8_t when);
 
 /* Is `sync` legal now (for `target`, if the call has one)?  OMPI_SUCCESS or
- * MPI_ERR_RMA_SYNC; nothing changes, except that a fence epoch no RMA call
+ * OMPI_ERR_RMA_SYNC; nothing changes, except that a fence epoch no RMA call
  * followed is closed when the call may start from there.  In line: the
  * common cells decide with the window's own fields (flush is a hot path). */
 static inline int osc_newrma_epoch_check(ompi_osc_newrma_module_t *module, osc_newrma_sync_t sync, int target)
@@ -122,7 +122,7 @@ static inline int osc_newrma_epoch_check(ompi_osc_newrma_module_t *module, osc_n
     uint8_t when = cell.when;
 
     if (OPAL_UNLIKELY(NEWRMA_EPOCH_ILLEGAL == cell.to)) {
-        return MPI_ERR_RMA_SYNC;
+        return OMPI_ERR_RMA_SYNC;
     }
     if (OPAL_LIKELY(0 == when)) {
         return OMPI_SUCCESS;
@@ -133,7 +133,7 @@ static inline int osc_newrma_epoch_check(ompi_osc_newrma_module_t *module, osc_n
     if (((when & NEWRMA_EPOCH_IF_LOCKS_ALLOWED) && module->no_locks)
         || ((when & NEWRMA_EPOCH_IF_NOT_EXPOSED) && module->exposure_active)
         || ((when & NEWRMA_EPOCH_IF_EXPOSED) && !module->exposure_active)) {
-        return MPI_ERR_RMA_SYNC;
+        return OMPI_ERR_RMA_SYNC;
     }
     if ((when & NEWRMA_EPOCH_IF_LOCKED) && osc_newrma_first_lock_is(module, target)) {
         when &= (uint8_t) ~NEWRMA_EPOCH_IF_LOCKED;     /* the epoch's first lock: in the module */

@@ -405,7 +405,7 @@ int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
      * where; windows of the active-message path have no shared memory */
     if (MPI_WIN_FLAVOR_SHARED != module->flavor
         && (MPI_WIN_FLAVOR_ALLOCATE != module->flavor || NEWRMA_PATH_AM == module->path)) {
-        return MPI_ERR_RMA_FLAVOR;
+        return OMPI_ERR_RMA_FLAVOR;
     }
     if (MPI_PROC_NULL == rank) {
         /* the first rank with memory, as the standard says */
@@ -433,7 +433,7 @@ int ompi_osc_newrma_attach(struct ompi_win_t *win, void *base, size_t len)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
 
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        return MPI_ERR_RMA_FLAVOR;
+        return OMPI_ERR_RMA_FLAVOR;
     }
     return osc_newrma_dyn_attach(module, base, len);
 }
@@ -443,7 +443,7 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
 
     if (MPI_WIN_FLAVOR_DYNAMIC != module->flavor) {
-        return MPI_ERR_RMA_FLAVOR;
+        return OMPI_ERR_RMA_FLAVOR;
     }
     return osc_newrma_dyn_detach(module, base);
 }

@@ -76,7 +76,7 @@ int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nloca
             continue;
         }
         if (done < 0) {
-            return EFAULT == errno ? MPI_ERR_RMA_RANGE : OMPI_ERROR;
+            return EFAULT == errno ? OMPI_ERR_RMA_RANGE : OMPI_ERROR;
         }
         if (0 == done) {
             return OMPI_ERROR;

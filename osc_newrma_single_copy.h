@@ -24,7 +24,7 @@ bool osc_newrma_single_copy_init(void);
 
 /* Move bytes between local and remote scatter lists of the same total
  * length.  Both arrays are consumed (modified).  A remote address that is
- * not mapped gives MPI_ERR_RMA_RANGE, any other failure OMPI_ERROR. */
+ * not mapped gives OMPI_ERR_RMA_RANGE, any other failure OMPI_ERROR. */
 int osc_newrma_single_copy_transfer(pid_t pid, struct iovec *local, size_t nlocal,
                                     struct iovec *remote, size_t nremote, bool write);
 

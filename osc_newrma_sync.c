@@ -6,7 +6,7 @@
  * call is legal in which state and where it leads is the epoch machine's
  * (osc_newrma_epoch.c, shared with the active-message path,
  * osc_newrma_am_sync.c): each call here asks it first
- * (osc_newrma_epoch_check; MPI_ERR_RMA_SYNC leaves the window as it was)
+ * (osc_newrma_epoch_check; OMPI_ERR_RMA_SYNC leaves the window as it was)
  * and tells it when done (osc_newrma_epoch_apply).  This file also holds
  * the node path's grants of issued epochs and the PSCW group translation
  * both paths use.
@@ -209,7 +209,7 @@ int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module)
     return ret;
 }
 
-/* MPI_Win_complete's first step: MPI_ERR_RMA_SYNC outside a PSCW access
+/* MPI_Win_complete's first step: OMPI_ERR_RMA_SYNC outside a PSCW access
  * epoch; an epoch that issued no operation (still PSCW_ISSUED) answers
  * early the posts it may (osc_newrma_active_target.c); the others are waited for. */
 int osc_newrma_complete_grant(ompi_osc_newrma_module_t *module)
@@ -391,7 +391,7 @@ static __opal_attribute_noinline__ int unlock_other(ompi_osc_newrma_module_t *mo
     osc_newrma_lock_record_t held;
 
     if (NULL == element) {
-        return MPI_ERR_RMA_SYNC;      /* (the epoch machine said it is locked) */
+        return OMPI_ERR_RMA_SYNC;      /* (the epoch machine said it is locked) */
     }
     lock_record_set(&held, element->lock_type, target, element->lock_assert);
     held.ticket = element->lock_ticket;
