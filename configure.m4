@@ -1,5 +1,13 @@
 # -*- shell-script -*-
 #
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
+#
 # In-tree build of osc/newrma (this directory copied to ompi/mca/osc/newrma
 # in an Open MPI source tree).  Open MPI's autogen.pl includes this file;
 # out-of-tree builds use configure.ac instead.

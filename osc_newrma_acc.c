@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the accumulate family -- MPI_Accumulate, MPI_Get_accumulate,
  * MPI_Fetch_and_op, MPI_Compare_and_swap -- for the node path's two function
  * tables (direct, osc_newrma_ops.c; user memory, osc_newrma_usermem.c).

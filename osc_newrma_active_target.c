@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: active-target synchronization between the processes of a
  * window through its node segment: the fence's node barrier and the PSCW
  * post and completion notices (the epochs' states are osc_newrma_sync.c's).

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the origin side of the active-message path -- RMA operations,
  * the operation table (slots -> target elements -> operation elements), the
  * element pools, and issuing (mpich-new-rma-design.txt, "Data structures",

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: synchronization of the active-message path
  * (mpich-new-rma-design.txt, the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH
  * algorithms over messages).  Which call is legal in which state and where

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: where an operation's bytes are.  Datatype layouts (with
  * overflow-safe spans), the target range check, target addresses for each
  * path, scatter lists from Open MPI's datatype engine, and local copies.

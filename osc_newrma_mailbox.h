@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the target's mailbox for small operations on windows of user
  * memory on one node (osc_newrma_mailbox.c; its lines are in the segment,
  * osc_newrma_shm.h, docs/shared-segment.md "Assist mailbox").  The origin

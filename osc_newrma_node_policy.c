@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: a window's limits on the user-memory path on one node --
  * which puts, gets and accumulates go through the target's mailbox, are
  * shared with the target or relayed (osc_newrma_node_policy.h holds the

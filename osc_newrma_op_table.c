@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: a window's operation table (mpich-new-rma-design.txt,
  * "Data structures"), kept at the origin: the slot array of target
  * elements, one per target the origin is in an epoch with (its lock and

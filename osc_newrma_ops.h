@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: what the node path's two function tables share
  * (osc_newrma_ops.c: the direct table; osc_newrma_usermem.c: the table of
  * windows of user memory on one node): the checks of every put and get,

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: relays -- puts, gets and accumulates of windows of user
  * memory on one node streamed through shared slots (see
  * osc_newrma_relay.h): the memfd areas, the origin side (post the relay in

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: shared copies -- a large contiguous put, get, accumulate or
  * get_accumulate on a window of user memory on one node, done by origin
  * and target together.  The origin posts the copy in the target's mailbox

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: shared copies, large copies of windows of user memory on one
  * node done by origin and target together (osc_newrma_shared_copy.c; the
  * request goes through the target's mailbox, osc_newrma_mailbox.h; when to

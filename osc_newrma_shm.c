@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the node's shared segment of a window (layout, creation,
  * mapping, teardown); reuse of a freed one is osc_newrma_shm_reuse.c's,
  * the waits on what lives in it osc_newrma_wait.c's.

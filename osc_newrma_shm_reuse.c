@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: reuse of a freed window's node segment.
  *
  * A new segment costs a file in the backing directory, a broadcast of its

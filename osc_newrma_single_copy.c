@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: single copy -- another process's memory on the node read or
  * written with one process_vm_readv/writev (Linux cross-memory attach), no
  * help from that process.  The base mechanism of windows of user memory on

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: single-copy access to another process's memory on the node
  * (Linux cross-memory attach, process_vm_readv/writev).  This is how
  * MPI_Win_create and MPI_Win_create_dynamic windows, whose memory the user

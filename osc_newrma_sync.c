@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: synchronization of the node paths (load/store and
  * single-copy windows): the FENCE / PSCW / LOCK / LOCK_ALL / FLUSH
  * algorithms of mpich-new-rma-design.txt over the node segment.  Which

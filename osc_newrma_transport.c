@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the table of transports of the active-message path and the
  * loops over it: which transport reaches a peer, window life cycle,
  * progress and the progress thread's wake-up descriptors.  The interface

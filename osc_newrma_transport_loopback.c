@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the loopback transport of the active-message path: packets a
  * process sends to itself (an operation on its own rank, a lock or a PSCW
  * notice to itself).  They are queued and run from progress, never inside

@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: the UCX transport of the active-message path (see
  * osc_newrma_transport_ucx.h for what it offers, osc_newrma_transport.h for
  * the interface it implements and docs/am-protocol.md for why).

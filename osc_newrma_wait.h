@@ -1,5 +1,13 @@
 /* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
 /*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
  * osc/newrma: waiting (osc_newrma_wait.c) -- the node's clock, polite
  * spinning (a short busy phase, then progress and a yield) and, on an
  * oversubscribed node, the spin budget each place that waits learns, with

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # A/B of two newrma builds on the same machine, interleaved: is a change a
 # regression, or is it the machine?  (Sub-microsecond rows move by tens of
 # percent between days; only an interleaved comparison tells code from noise.)

@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Helpers shared by the benchmark programs in bench/: medians, a clock,
  * window flavors (create / allocate / dynamic) opened the same way for

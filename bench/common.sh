@@ -1,3 +1,11 @@
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Shell helpers shared by the bench/*.sh drivers; sourced, not run.
 #   bench_build PROG...        build newrma into build/install (under the
 #                              build lock) and compile bench/PROG.c into

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # bench/lock_loop.c for several components, ranks bound to cores: per
 # component the per-run minima (us per lock+unlock), sorted; the first is
 # the one to compare (this VM's spread is run to run, not within a run).

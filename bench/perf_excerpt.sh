@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The excerpt of a full bench/rma_bench.sh run that docs/performance.md
 # quotes: the floors, every sync table, the 8-byte operation rows of each
 # flavor with the best other component named (2 and 4 ranks), bandwidth at

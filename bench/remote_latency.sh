@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Off-node RMA latency emulated on one machine over TCP loopback, 2 ranks
 # (rank 0 -> rank 1): round trips (each column's transport floors, measured
 # in the same mpirun as its other rows), lock + put/fetch_and_op/accumulate +

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # On-node RMA benchmark: newrma beside Open MPI's osc components, one
 # invocation.  A benchmark, not a test.
 #

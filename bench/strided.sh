@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # bench/strided.c for several components: per row the runs' values (us per
 # non-contiguous operation + flush, fastest repetition of each run), sorted.
 # A benchmark, not a test.

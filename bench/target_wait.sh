@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # bench/target_wait.c for several components and each way the target
 # waits, ranks bound to cores: per row the runs' values (us per lock_all +
 # op + unlock_all), sorted.  One run is one mpirun: the bimodality it shows

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Memory per window off-node, emulated over TCP loopback, at n = 2, 4, 8,
 # 16, 32 ranks (oversubscribed), windows of 4 KiB per rank.  A benchmark,
 # not a test.  (On-node memory and creation time per window are part of

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Build osc/newrma out of tree and install it under PREFIX (default:
 # build/install).  Re-running only rebuilds what changed.
 #   contrib/build.sh [PREFIX] [extra configure arguments...]

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Check that osc/newrma builds and works IN TREE: copied to
 # ompi/mca/osc/newrma of Open MPI 4.1.4's source (Debian 12's `apt-get source
 # openmpi`), built by Open MPI's own autogen.pl / configure / make, then

@@ -1,3 +1,11 @@
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Shared by the checker scripts (sourced): contrib/sanitized-tests.sh
 # (ASan+UBSan), contrib/thread-check-tests.sh (ThreadSanitizer) and
 # contrib/valgrind-tests.sh (memcheck).  They run the test programs of

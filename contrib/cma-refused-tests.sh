@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run the tests with single-copy access refused between processes (an
 # LD_PRELOAD shim, contrib/cma-refused.c, does what Yama's ptrace_scope or
 # seccomp would): create and dynamic windows must fall back to the

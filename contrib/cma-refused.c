@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * LD_PRELOAD shim for contrib/cma-refused-tests.sh: process_vm_readv and
  * process_vm_writev fail with EPERM towards any other process (what Yama's

@@ -1,3 +1,11 @@
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Shared by the scripts that fetch Debian source packages
 # (contrib/check-intree.sh, contrib/mpich-rma-suite.sh).  Source it.
 

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Install what a fresh Debian 12 machine lacks to build and test newrma (and to
 # plot the benchmarks: gnuplot-nox; to check memory: valgrind).
 # Idempotent: does nothing when everything is already there.

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run MPICH's RMA test suite (test/mpi/rma of MPICH 4.0.2, Debian 12's
 # `apt-get source mpich`) against osc/newrma -- or, with --osc, against another
 # osc component of the installed Open MPI, for comparison.

@@ -1,3 +1,11 @@
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The run modes shared by tests/run.sh and contrib/mpich-rma-suite.sh
 # (sourced).  newrma_mode_args MODE prints the mpirun arguments of a mode:
 #   default         newrma's defaults, peers on one node (direct and

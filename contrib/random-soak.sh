@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # A long soak of tests/random_programs.c: random legal RMA programs checked
 # against the sequential model, many seeds, every mode, 2-4 ranks.
 #   contrib/random-soak.sh [FIRST_SEED [LAST_SEED [MODES...]]]   (default 1 1000, every mode)

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run the test programs against newrma built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (configure --enable-sanitizers), in the given
 # modes of contrib/newrma-modes.sh (default: minimum and remote-minimum), at

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Print the node segment's layout and size for N local ranks (default 2 4 8 16 32):
 #   contrib/segment-layout.sh [N...]
 set -eu

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # The long soak: tests/soak_ops.c with millions of operations over thousands
 # of windows, in several modes and process counts, one run at a time.
 #
@@ -25,7 +33,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --ops) ops=$2; shift 2 ;;
         --windows) windows=$2; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '10,23p' "$0"; exit 0 ;;
         *) echo "unknown argument $1" >&2; exit 2 ;;
     esac
 done

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run the MPI_THREAD_MULTIPLE and progress-thread tests against newrma built
 # with ThreadSanitizer (configure --enable-thread-sanitizer, in build/tsan),
 # in the given modes of contrib/newrma-modes.sh (default: default, remote,

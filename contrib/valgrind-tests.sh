@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Run a subset of the test programs under valgrind memcheck against newrma
 # as tests/run.sh builds it (build/install: -O2 -g, no instrumentation), at
 # 2 processes, every rank under valgrind.  A run fails if the test fails or

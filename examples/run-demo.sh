@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Build and install osc/newrma, then run the distributed-hash-table demo on 4
 # ranks with newrma and with Open MPI's own default selection, side by side.
 #   examples/run-demo.sh [inserts-per-rank] [reads-per-rank]

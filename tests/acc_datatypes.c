@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * MPI_Accumulate over every predefined C datatype x every op the standard
  * allows for it (MPI-3.1 5.9.2 and 11.3.4: SUM, PROD, MAX, MIN, LAND, LOR,

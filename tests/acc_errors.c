@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Errors of the accumulate family, with MPI_ERRORS_RETURN on the window, on
  * every flavor; after each error the window still works (an accumulate to a

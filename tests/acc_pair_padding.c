@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Accumulates on the MAXLOC/MINLOC pair types whose C struct has padding:
  * MPI_SHORT_INT (short, 2 bytes of padding, int), MPI_LONG_INT and

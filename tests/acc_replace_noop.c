@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * MPI_REPLACE and MPI_NO_OP, the two ops Open MPI gives no reduction
  * function (MPICH's fetch_and_op_*, mutex_bench*, linked_list*, flush,

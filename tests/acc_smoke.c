@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Accumulate family, first look: every rank accumulates into every target
  * (MPI_SUM on int64 and double, MPI_MAX, MPI_REPLACE), fetch_and_op counters,

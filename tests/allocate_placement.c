@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Where MPI_Win_allocate puts each rank's window memory in the node segment
  * (osc_newrma_shm.c, "NEWRMA_LARGE_WINDOW"), and that the placement loses

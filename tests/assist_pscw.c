@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * PSCW hand-offs (osc_newrma_mailbox.c, osc_newrma_mailbox_complete_epoch):
  * on create and dynamic windows a small put or accumulate without result

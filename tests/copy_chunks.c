@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Payloads copied in pieces (osc_newrma_copy_chunk_bytes): puts, gets,
  * MPI_REPLACE accumulates and MPI_NO_OP get_accumulates of lengths around

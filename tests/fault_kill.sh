@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # A rank killed with SIGKILL in the middle of a passive-target epoch (holding
 # an exclusive lock others wait for): the job ends within seconds with
 # mpirun reporting the death, no process is left spinning, no file is left

@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Batched relays (osc_newrma_usermem.c usermem_batch_issue, osc_newrma_relay.c
  * osc_newrma_relay_move): on create and dynamic windows, contiguous puts

@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Non-contiguous puts, gets and accumulates relayed (osc_newrma_usermem.c
  * usermem_move_pieces, osc_newrma_acc.c acc_usermem_runs): on create and dynamic

@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Relays with more ranks than cores, at the defaults (osc_newrma_node_policy.c,
  * share_policy_choose; osc_newrma_node_policy_relay_pieces).  Open MPI

@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # Build osc/newrma and run every test under mpirun.
 #
 #   tests/run.sh                      all tests, 1-4 ranks, --mca osc newrma
@@ -45,7 +53,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+        -h|--help) sed -n '10,40p' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done

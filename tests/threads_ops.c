@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * MPI_THREAD_MULTIPLE: 4 threads per rank issue puts, gets, accumulates,
  * fetch_and_ops and flushes concurrently on one window inside one lock_all

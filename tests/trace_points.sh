@@ -1,4 +1,12 @@
 #!/usr/bin/env bash
+#
+# Copyright (c) 2026 The newrma developers.  All rights reserved.
+# $COPYRIGHT$
+#
+# Additional copyrights may follow
+#
+# $HEADER$
+#
 # newrma traces through Open MPI's osc framework stream, like osc/rdma:
 # with --mca osc_base_verbose 100 every rank prints its windows' creation,
 # every synchronization (with the epoch states before and after) and every

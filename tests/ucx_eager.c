@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Eager or rendezvous on the UCX transport (osc_newrma_ucx_eager_limit):
  * where UCX's rendezvous to a peer runs over TCP, payloads up to the limit

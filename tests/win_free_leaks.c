@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Window creation and MPI_Win_free leak nothing.  300 windows of each flavor
  * (small, varying sizes) are created and freed in a loop, on MPI_COMM_WORLD

@@ -1,3 +1,12 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
 /*
  * Window info keys newrma honors, as MPI_Win_get_info reports them:
  *   no_locks, accumulate_ordering, accumulate_ops, same_size, same_disp_unit,
