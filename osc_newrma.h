@@ -451,6 +451,26 @@ struct ompi_osc_newrma_module_t {
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 
+/* Where `key` is in the ascending array `sorted` of `n` ranks: its index,
+ * or -1.  O(log n): start groups and a node's window ranks. */
+static inline int osc_newrma_rank_index(const int *sorted, size_t n, int key)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] == key) {
+            return (int) mid;
+        }
+        if (sorted[mid] < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return -1;
+}
+
 static inline ompi_osc_newrma_module_t *osc_newrma_module(struct ompi_win_t *win)
 {
     return (ompi_osc_newrma_module_t *) win->w_osc_module;

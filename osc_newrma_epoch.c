@@ -244,21 +244,8 @@ bool osc_newrma_epoch_holds_lock(ompi_osc_newrma_module_t *module, int target)
 
 static bool pscw_group_has(const ompi_osc_newrma_module_t *module, int target)
 {
-    /* the start group, as sorted communicator ranks: O(log group) */
-    size_t lo = 0, hi = module->start_count;
-
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (module->start_ranks[mid] == target) {
-            return true;
-        }
-        if (module->start_ranks[mid] < target) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return false;
+    /* the start group, as sorted communicator ranks */
+    return osc_newrma_rank_index(module->start_ranks, module->start_count, target) >= 0;
 }
 
 /* The look-up conditions of `when` (lk, nl, grp) hold for target. */

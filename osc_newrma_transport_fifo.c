@@ -201,23 +201,10 @@ static size_t cell_capacity(const fifo_t *f)
 /* window rank -> node rank, or -1 if the peer is on another node */
 static int local_of(const fifo_t *f, int peer)
 {
-    int low = 0, high = f->local_size - 1;
-
     if (NULL == f->window_of) {
         return peer;    /* the whole window is on this node */
     }
-    while (low <= high) {
-        int mid = (low + high) / 2;
-        if (f->window_of[mid] == peer) {
-            return mid;
-        }
-        if (f->window_of[mid] < peer) {
-            low = mid + 1;
-        } else {
-            high = mid - 1;
-        }
-    }
-    return -1;
+    return osc_newrma_rank_index(f->window_of, (size_t) f->local_size, peer);
 }
 
 /* ------------------------------------------------------------------ */
