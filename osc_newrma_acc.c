@@ -200,10 +200,9 @@ static inline uint64_t direct_offset(const ompi_osc_newrma_module_t *module, int
 /* Up to NEWRMA_SUM_INLINE elements of MPI_SUM on the commonest types -- 8-
  * and 4-byte integers (counters, the fetch_and_op of every work queue,
  * histograms) and doubles -- added in line: ompi_op_reduce's checks, table
- * lookup and indirect call were a tenth of a whole fetch_and_op on an
- * allocate window (0.0276 -> 0.0254 us, docs/results/ab-sum-inline-2026-11-25.txt),
- * and 26 of an 8-element accumulate's 255 instructions
- * (docs/results/ab-sum-inline-8-2026-11-26.txt).  Longer runs
+ * lookup and indirect call were about a tenth of a whole fetch_and_op on an
+ * allocate window, and about a tenth of an 8-element accumulate's
+ * instructions (docs/rationale.md, "Accumulates").  Longer runs
  * go to Open MPI's vectorized loops.  Integers add as unsigned (wrapping, as
  * Open MPI's own loops do in practice), the same bits signed or not. */
 #define NEWRMA_SUM_INLINE 8

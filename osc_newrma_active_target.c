@@ -17,11 +17,11 @@
  * there: a process stores the episode it arrives at in its own word (a
  * plain store) and waits until every word has reached its episode.  Larger
  * windows keep one arrival counter there instead, episode e complete once
- * it reaches e x nranks (a locked add per arrival).  Both never reset.  On
- * this project's machine the words beat the counter at 2 ranks (raw loop:
- * 0.061-0.065 us a barrier against 0.076-0.115), and both beat one word
- * per rank on lines of their own (0.13-0.16: two lines crossing at once
- * cost more than one line visited twice); docs/performance.md.  Arriving and
+ * it reaches e x nranks (a locked add per arrival).  Both never reset.  The
+ * words beat the counter (a locked add waits to own the line, a plain store
+ * retires into the store buffer), and both beat one word per rank on lines
+ * of their own (two lines crossing at once cost more than one line visited
+ * twice); docs/rationale.md, "Fence".  Arriving and
  * waiting are separate steps, so a fence that opens an epoch
  * (MPI_MODE_NOPRECEDE) arrives and returns, and only the first operation
  * that needs the others waits (the design's nonblocking fence).  Counts
@@ -48,7 +48,7 @@
  * P x P table.  A completion through the counter is never early: an
  * origin adds to it only after that target's ring post for the same epoch.
  * An epoch that issued no operation may answer a box post before it comes
- * ("early completions", below; docs/architecture.md).
+ * ("early completions", below; docs/rationale.md, "PSCW").
  *
  * The design's MEM_SYNC around each PROC_SYNC is a release fence before the
  * signal and an acquire fence after it is seen (opal_atomic_wmb / rmb: the
@@ -403,8 +403,8 @@ static void post_box_republish(ompi_osc_newrma_module_t *module)
 
 /* Our slot in `target`'s box and what it held, by a seqlock read: false
  * unless the box lists us and its seq was even and unchanged around it.
- * (In line: a start's poll for its posts; out of line it cost a PSCW
- * round 6 ns.) */
+ * (In line: a start's poll for its posts, and a call per poll was a
+ * measurable part of an empty PSCW round.) */
 typedef struct {
     uint32_t seq;
     uint32_t slot;

@@ -139,10 +139,11 @@ static int am_progress(void)
  * served without a whole opal_progress turn, which also polls every other
  * part of MPI (with btl tcp: libevent's poll(), a system call per turn).
  * opal_progress still runs every few turns, busy or not, so the rest of MPI
- * keeps moving while newrma waits: every 16th turn (off-node lock + op +
- * unlock over TCP 0.02-0.05 round trips faster than every 4th, A/B in
- * docs/performance.md), every 4th when ranks outnumber cores, where
- * opal_progress is also what gives the core away. */
+ * keeps moving while newrma waits: every 16th turn (an off-node lock + op +
+ * unlock over TCP came out a few hundredths of a round trip faster than
+ * with every 4th in an A/B; docs/am-protocol.md, "Progress"), every 4th
+ * when ranks outnumber cores, where opal_progress is also what gives the
+ * core away. */
 #define NEWRMA_OWN_POLLS_PER_PROGRESS 16
 #define NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED 4
 

@@ -107,8 +107,9 @@ void osc_newrma_copy_any(void *dst, const void *src, size_t bytes);
  * Other lengths take one call, as memcpy did: copies larger than
  * osc_newrma_copy_chunk_bytes go in pieces there, because glibc picks its
  * copy loop by the length of one call, and on AMD CPUs it stops using
- * `rep movsb` above the L2 size, where its vector loop moves 1-4 MiB at
- * 0.55-0.8x the speed of the same bytes in pieces (docs/performance.md). */
+ * `rep movsb` above the L2 size, where its vector loop moves 1-4 MiB
+ * markedly slower than the same bytes in pieces (docs/rationale.md,
+ * "Load/store copies"). */
 static inline void osc_newrma_copy_bytes(void *dst, const void *src, size_t bytes)
 {
     if (OPAL_LIKELY(sizeof(uint64_t) == bytes)) {

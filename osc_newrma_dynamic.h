@@ -15,7 +15,8 @@
  * its line in the window's segment, guarded by a generation counter (a
  * sequence lock).  An origin validates a target range against the target's
  * table, read with one single-copy syscall and cached for one target, so a
- * window holds no per-peer state.  See docs/architecture.md.
+ * window holds no per-peer state.  See docs/rationale.md, "Dynamic
+ * windows".
  */
 
 #ifndef OSC_NEWRMA_DYNAMIC_H

@@ -207,7 +207,8 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
          * MPI_Win_get_info reports that one in preference to the value in
          * effect; drop it so get_info reports what newrma honors.  (A later
          * MPI_Win_set_info saves it again after our callback, which a
-         * component cannot prevent in Open MPI 4.1: README, "Info keys".) */
+         * component cannot prevent in Open MPI 4.1: README, "Selecting and
+         * tuning".) */
         snprintf(saved, sizeof(saved), "%s%s", OPAL_INFO_SAVE_PREFIX, keys[i].key);
         (void) opal_info_delete(subscriber->s_info, saved);
     }

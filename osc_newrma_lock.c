@@ -40,7 +40,8 @@
  * fetch-and-adds with a full barrier between); an exclusive locker waits
  * for the lock_all holders to leave, a lock_all caller for the exclusive
  * lockers.  Exclusive lockers announce themselves only from the window's
- * first lock_all on (the lock mode, below).  See docs/architecture.md.
+ * first lock_all on (the lock mode, below).  See docs/rationale.md,
+ * "Passive-target locks".
  */
 
 #include "ompi_config.h"
@@ -339,9 +340,10 @@ static void exclusive_announce(ompi_osc_newrma_module_t *module)
  * atomics on every acquisition and hands the lock to the next writer in
  * line whether or not it runs: on an oversubscribed node everybody then
  * waits for the scheduler to run that one again (the DHT demo's inserts at
- * 4 ranks on 2 cores: 1.7 Mops/s queueing at once, 10.8 trying first); with
- * a core per process, a writer that releases and wants the lock again keeps
- * it in its cache (2 ranks: 5.2 -> 8.2; docs/performance.md).  A trying
+ * 4 ranks on 2 cores ran about six times as fast trying first as queueing
+ * at once); with a core per process, a writer that releases and wants the
+ * lock again keeps it in its cache (at 2 ranks about 1.6 times as fast;
+ * docs/rationale.md, "Passive-target locks").  A trying
  * writer never overtakes a queued one (osc_newrma_lock_try_write needs an
  * empty queue), so under sustained contention every writer ends up queued, FIFO,
  * and none waits forever -- the queue lock of the design, entered later. */

@@ -13,8 +13,9 @@
  * The uncontended lock and unlock -- one atomic each on the target's lock
  * word -- are here, in line in MPI_Win_lock / MPI_Win_unlock: as calls into
  * osc_newrma_lock.c (a call, a saved register and the record read back
- * through a pointer) an uncontended exclusive lock + unlock took 13.6 ns
- * against 11.9 in line, osc/sm 11.2 (docs/performance.md).  Everything
+ * through a pointer) an uncontended exclusive lock + unlock took about a
+ * seventh longer than in line, and longer than osc/sm's (docs/rationale.md,
+ * "Passive-target locks").  Everything
  * that waits, queues or announces is out of line in osc_newrma_lock.c.
  */
 
@@ -219,8 +220,8 @@ static inline bool osc_newrma_lock_all_try_enter(ompi_osc_newrma_module_t *modul
 /* In line: the window announces exclusive lockers already (every lock_all
  * after the first) and none is in or waiting -- one fetch-and-add.  (Out of
  * line, the waits spilled registers and kept the word's address on the
- * stack; a lock_all + unlock_all took 0.010 or 0.015-0.021 us from run to
- * run.) */
+ * stack; a lock_all + unlock_all took up to twice as long, varying from
+ * run to run.) */
 static inline void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 {
     __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);

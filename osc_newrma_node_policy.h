@@ -94,7 +94,8 @@
  * NEWRMA_SHARE_KERNEL_BOUND_PARTS, and relays (two memcpys at cache speed)
  * beat it.  Where memory bandwidth bounds the call (about memcpy's speed),
  * sharing loses below osc_newrma_assist_share_bytes' default and relays
- * cost a hand-over and a second copy for nothing (docs/performance.md). */
+ * cost a hand-over and a second copy for nothing (docs/rationale.md,
+ * "The policy"). */
 #define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
 #define NEWRMA_SHARE_PROBE_TRIES 5
 #define NEWRMA_SHARE_CPU_BOUND_SPEED 0.5
@@ -206,7 +207,8 @@ bool osc_newrma_node_policy_shared_acc_fits(const ompi_osc_newrma_module_t *modu
 
 /* This process's single-copy speed (a process_vm_readv as a fraction of
  * memcpy's speed), in thousandths, for the creation's exchange of peer
- * inputs: measured once per process (0.1 ms), at its first window that
+ * inputs: measured once per process (a few copies of
+ * NEWRMA_SHARE_PROBE_BYTES), at its first window that
  * wants it; -1 if not measured (both limits set by the user, this process
  * asks its targets nothing, or the call failed). */
 int32_t osc_newrma_node_policy_probe(void);

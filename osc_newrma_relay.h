@@ -15,7 +15,7 @@
  * target is inside MPI: the writer copies a chunk into a slot, the reader
  * copies it out, the two streaming through NEWRMA_RELAY_SLOTS slots -- two
  * memcpys at cache speed where the kernel's process_vm_* may copy far
- * slower (docs/architecture.md, "Relays").  The origin posts the relay in
+ * slower (docs/rationale.md, "Relays").  The origin posts the relay in
  * the target's mailbox (osc_newrma_mailbox.c); when to relay is
  * osc_newrma_node_policy.h's, and so are the sizes below.
  *

@@ -54,9 +54,9 @@ static size_t align_up(size_t value, size_t alignment)
  * buffers start at a page boundary (posix_memalign, mmap) or 16 bytes past
  * one (glibc's malloc of a large block), so a window at half a page is as
  * far as it can be from both, both ways: puts into it and gets out of it
- * copy at full speed.  Measured on the AMD VM (docs/performance.md, session
- * 31): a window a few hundred bytes into its page (a cache line after the
- * segment's header) made 4-64 KiB puts 7-25 % slower; one at a page
+ * copy at full speed.  In an A/B, a window a few hundred bytes into its
+ * page (a cache line after the segment's header) made 4-64 KiB puts up to
+ * a quarter slower; one at a page
  * boundary made gets from it into a malloc'ed buffer as much slower; one
  * at half a page slowed neither.  The pad is under a page: less than 1/16
  * of a window this large, as the segment RFC wants (no page per small

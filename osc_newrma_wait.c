@@ -33,11 +33,12 @@ uint64_t osc_newrma_clock_ns(void)
 /* On an oversubscribed node (Open MPI sets yield_when_idle) whether to spin
  * depends on who else wants the cores.  When the awaited process is running
  * (the others on the node sit in MPI, yielding), a yield costs two context
- * switches (~1 us) where spinning sees the write in a fraction of that: a
- * PSCW epoch between two of 4 ranks on 2 cores took 1.5 us with 2 spins and
- * 0.3 with 64.  When every rank waits for every other (a fence), the
- * awaited process is often off the CPU and each spin keeps it off: the
- * fence took 1.3 us with 2 spins and 2.2 with 64.  So the budget adapts,
+ * switches where spinning sees the write after one line transfer, many
+ * times sooner: a PSCW epoch between two of 4 ranks on 2 cores was about
+ * five times as fast with 64 spins as with 2.  When every rank waits for
+ * every other (a fence), the awaited process is often off the CPU and each
+ * spin keeps it off: there 64 spins made the fence nearly twice as slow as
+ * 2.  So the budget adapts,
  * as an adaptive mutex's does: a wait that outlasts it halves it, a wait
  * that ends inside it grows it by a quarter (so it grows where 3 waits in 4
  * end inside it).  Each place that waits learns on its own
@@ -51,8 +52,8 @@ uint64_t osc_newrma_clock_ns(void)
  * last epoch's completion ends.  A one-sided probe fails while the other
  * side still yields; and one long wait (the target away in a collective)
  * halved both budgets in turn down to the minimum, where they stayed: the
- * 4-rank pscw + 8 B rows took 2.6 us, against 0.41 with a fixed 64 spins
- * (docs/performance.md, session 32).  Probing together, both see the other
+ * 4-rank pscw + 8 B rows took about six times as long as with a fixed 64
+ * spins (docs/rationale.md, "Waiting").  Probing together, both see the other
  * spin, and a collapse lasts until the next window.  Where more waits of a
  * window paid than outlasted, the budget becomes at least twice the most
  * spins a paid probe took; otherwise the site probes in one window of 2,
@@ -63,7 +64,7 @@ uint64_t osc_newrma_clock_ns(void)
  * soon, while a fence's waits lose little to probing in 8 us of 0.5 ms. */
 #define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MAX 64
 #define NEWRMA_SPIN_PROBE_PERIOD_SHIFT 16 /* a probe window every 2^16 ns (65 us) */
-#define NEWRMA_SPIN_PROBE_WINDOW_NS 8000 /* three 4-rank PSCW epochs that yield, twenty that spin */
+#define NEWRMA_SPIN_PROBE_WINDOW_NS 8000 /* a few 4-rank PSCW epochs that yield, many more that spin */
 #define NEWRMA_SPIN_PROBE_EVERY_MAX 8
 
 static unsigned int clamp_budget(unsigned int budget)
@@ -158,7 +159,7 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site)
      * away, since the holder may be waiting for it (oversubscription).  On
      * an oversubscribed node Open MPI sets yield_when_idle and opal_progress
      * yields by itself when it found nothing to do: a second yield here made
-     * a fence at 4 ranks on 2 cores 1.4 -> 2.6 us. */
+     * a fence at 4 ranks on 2 cores nearly twice as slow. */
     opal_progress();
     if (opal_progress_yield_when_idle) {
         return;

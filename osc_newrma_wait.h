@@ -85,16 +85,16 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
     })
 
 /* With a core per process: how many steps past its busy phase a wait runs
- * progress (and a pause) before it also yields the core -- about 20 us here
- * (one opal_progress with newrma's callback 65 ns, a pause 23 ns).  A
- * yield is a system call (0.38 us on the AMD VM), and a wait in the middle
- * of one notices the awaited store that much later: a target's
- * MPI_Win_wait, yielding from 0.4 us on, noticed the end of a 32 KiB put
- * late and so posted the next epoch late -- PSCW rows of 32 KiB and more
- * took 0.4-0.6 us longer than the same operation under flush
- * (docs/performance.md, session 31).  Nothing else needs the core then; a
- * longer wait still yields, for whatever does (a progress thread bound to
- * the same core, another job's process). */
+ * progress (and a pause) before it also yields the core: each step is one
+ * opal_progress with newrma's callback and a pause, so the phase lasts many
+ * times a yield's cost.  A yield is a system call, far dearer than a
+ * cache-line transfer, and a wait in the middle of one notices the awaited
+ * store that much later: a target's MPI_Win_wait that yielded early
+ * noticed the end of a 32 KiB put late and so posted the next epoch late
+ * -- PSCW rows of 32 KiB and more took visibly longer than the same
+ * operation under flush (docs/rationale.md, "Waiting").  Nothing else
+ * needs the core then; a longer wait still yields, for whatever does (a
+ * progress thread bound to the same core, another job's process). */
 #define NEWRMA_PROGRESS_SPINS 256
 
 /* The busy phase of a wait on a node that is not oversubscribed, in line:

@@ -48,7 +48,7 @@ static inline double bench_now(void)
  * blocks are fresh mappings, and pages that are only read map the kernel's
  * one zero page, so a put from them reads one cached 4 KiB page over and
  * over -- that measured every component's 1-4 MiB put bandwidth at up to
- * twice what a real buffer gives, and bimodal (docs/performance.md). */
+ * twice what a real buffer gives, and bimodal from run to run. */
 static inline void *bench_filled(size_t bytes)
 {
     double *buf = malloc(bytes);

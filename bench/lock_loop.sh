@@ -9,7 +9,7 @@
 #
 # bench/lock_loop.c for several components, ranks bound to cores: per
 # component the per-run minima (us per lock+unlock), sorted; the first is
-# the one to compare (this VM's spread is run to run, not within a run).
+# the one to compare (the spread is from run to run, not within a run).
 #
 #   bench/lock_loop.sh [exclusive|shared|nocheck]
 # Environment: OSC="newrma sm" (components), RUNS=5, N=500000.

@@ -8,8 +8,8 @@
  * $HEADER$
  */
 /*
- * What a relay could reach on this machine (docs/performance.md, "Results
- * on 2026-11-27"): two processes (fork, pinned to CPUs 0 and 1) stream N
+ * What a relay could reach on the machine it runs on (docs/rationale.md,
+ * "Relays"): two processes (fork, pinned to CPUs 0 and 1) stream N
  * bytes from one's private buffer to the other's through K shared slots of
  * S bytes each -- the writer copies a chunk in and publishes its sequence,
  * the reader copies it out and frees the slot -- against one

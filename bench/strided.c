@@ -13,7 +13,7 @@
  * rank 1 and flushes, N times inside one lock_all epoch (rank 1 waits in a
  * barrier); prints the fastest of REPS repetitions, us per operation +
  * flush.  On create and dynamic windows newrma moves such a transfer in
- * pieces through a relay (docs/architecture.md, "Relays"), where one
+ * pieces through a relay (docs/rationale.md, "Relays"), where one
  * process_vm_writev would pay the kernel's work for every block.
  *
  *   mpirun -np 2 strided create|dynamic|allocate put|get|acc BLOCKS [N [REPS]]

@@ -13,7 +13,7 @@
  * on an allocate window while rank 1 waits in one of four ways; prints the
  * fastest of REPS repetitions, us per iteration.  A microscope for the
  * run-to-run bimodality of the lock_all rows of bench/rma_bench.c, whose
- * idle ranks wait in a blocking collective (docs/performance.md).
+ * idle ranks wait in a blocking collective.
  *
  *   mpirun -np 2 target_wait get|put|none sleep|spin|iprobe|recv [N [REPS]]
  *     sleep   rank 1 sleeps outside MPI for the whole loop

@@ -113,7 +113,7 @@ static void count_shared(test_pvar_t *pv, unsigned long long *last, share_count_
  * in MPI.  Four operations: lock put, flush get, flush_local rput, rget;
  * then up to 16 more puts until one is shared after the first shared one
  * (a target in a barrier joins most copies, not all: its progress loop may
- * be elsewhere for a copy's 100-200 us).  Counts into *c (origin `o`). */
+ * be elsewhere for a whole copy's duration).  Counts into *c (origin `o`). */
 static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, test_pvar_t *pv, share_count_t *c,
                        const char *flavor)
 {

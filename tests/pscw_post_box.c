@@ -9,7 +9,7 @@
  */
 /*
  * PSCW posts published in the target's post box and posts through the
- * origins' rings, mixed in one window (docs/architecture.md, "PSCW").  With
+ * origins' rings, mixed in one window (docs/rationale.md, "PSCW").  With
  * the default osc_newrma_post_box_origins (6) every post of this test at up
  * to 4 ranks takes the box; in the minimum mode (1) posts to one origin take
  * the box and larger ones the rings, so the same program mixes both.  Every
