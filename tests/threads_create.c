@@ -24,7 +24,7 @@
 #include "common.h"
 
 #define THREADS 4
-#define ROUNDS 30
+#define ROUNDS 20
 #define SLOTS 16
 
 static int rank, size;
