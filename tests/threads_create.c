@@ -29,26 +29,6 @@
 
 static int rank, size;
 static MPI_Comm comms[THREADS];
-static int thread_errors[THREADS];
-
-/* a check made by a thread: its own counter, summed after the join */
-#define TCHECK(t, cond, ...)                                                    \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            if (thread_errors[t]++ < 10) {                                      \
-                fprintf(stderr, "[rank %d thread %d] %s:%d: check failed: %s: ", rank, t, \
-                        __FILE__, __LINE__, #cond);                             \
-                fprintf(stderr, __VA_ARGS__);                                   \
-                fprintf(stderr, "\n");                                          \
-            }                                                                   \
-        }                                                                       \
-    } while (0)
-
-#define TCALL(t, call)                                                          \
-    do {                                                                        \
-        int rc_ = (call);                                                       \
-        TCHECK(t, MPI_SUCCESS == rc_, "%s returned %d", #call, rc_);            \
-    } while (0)
 
 /* what `origin` puts into slot i of its right neighbour in a round */
 static int64_t value(int origin, int t, int round, int flavor, int i)
@@ -76,31 +56,31 @@ static void one_window(int t, int round, int flavor)
 
     if (0 == t % 2) {
         MPI_Info used;
-        TCALL(t, MPI_Win_get_info(tw.win, &used));
+        MPI_OK(MPI_Win_get_info(tw.win, &used));
         MPI_Info_get(used, "mpi_accumulate_granularity", sizeof(reported) - 1, reported, &flag);
         MPI_Info_free(&used);
         /* the key is optional for another component: newrma reports it */
-        TCHECK(t, !flag || 0 == strcmp(reported, granularity), "%s round %d: granularity %s, expected %s",
-               flavor_names[flavor], round, reported, granularity);
+        CHECK(!flag || 0 == strcmp(reported, granularity), "thread %d, %s round %d: granularity %s, expected %s", t,
+              flavor_names[flavor], round, reported, granularity);
     }
 
     for (int i = 0 ; i < SLOTS ; ++i) {
         mine[i] = value(rank, t, round, flavor, i);
         got[i] = -1;
     }
-    TCALL(t, MPI_Win_fence(0, tw.win));
-    TCALL(t, MPI_Put(mine, SLOTS, MPI_INT64_T, right, test_disp(&tw, right, 0, sizeof(int64_t)), SLOTS,
-                     MPI_INT64_T, tw.win));
-    TCALL(t, MPI_Win_fence(0, tw.win));
-    TCALL(t, MPI_Get(got, SLOTS, MPI_INT64_T, right, test_disp(&tw, right, 0, sizeof(int64_t)), SLOTS,
-                     MPI_INT64_T, tw.win));
-    TCALL(t, MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+    MPI_OK(MPI_Win_fence(0, tw.win));
+    MPI_OK(MPI_Put(mine, SLOTS, MPI_INT64_T, right, test_disp(&tw, right, 0, sizeof(int64_t)), SLOTS,
+                   MPI_INT64_T, tw.win));
+    MPI_OK(MPI_Win_fence(0, tw.win));
+    MPI_OK(MPI_Get(got, SLOTS, MPI_INT64_T, right, test_disp(&tw, right, 0, sizeof(int64_t)), SLOTS,
+                   MPI_INT64_T, tw.win));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
     for (int i = 0 ; i < SLOTS ; ++i) {
         int64_t here = ((int64_t *) tw.mem)[i];
-        TCHECK(t, got[i] == mine[i], "%s round %d: got %lld from %d at %d, expected %lld", flavor_names[flavor],
-               round, (long long) got[i], right, i, (long long) mine[i]);
-        TCHECK(t, here == value(left, t, round, flavor, i), "%s round %d: slot %d holds %lld, expected %lld",
-               flavor_names[flavor], round, i, (long long) here, (long long) value(left, t, round, flavor, i));
+        CHECK(got[i] == mine[i], "thread %d, %s round %d: got %lld from %d at %d, expected %lld", t, flavor_names[flavor],
+              round, (long long) got[i], right, i, (long long) mine[i]);
+        CHECK(here == value(left, t, round, flavor, i), "thread %d, %s round %d: slot %d holds %lld, expected %lld", t,
+              flavor_names[flavor], round, i, (long long) here, (long long) value(left, t, round, flavor, i));
     }
     test_win_free(&tw);
 }
@@ -121,18 +101,13 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
     pthread_t th[THREADS];
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    test_rank = rank;
-    if (provided < MPI_THREAD_MULTIPLE) {
-        /* without thread support there is nothing to test: report it as a failure, not a pass */
-        CHECK(0, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    if (!test_init_multiple(&argc, &argv)) {
         return test_finalize("threads_create");
     }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int t = 0 ; t < THREADS ; ++t) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
     }
@@ -141,7 +116,6 @@ int main(int argc, char **argv)
     }
     for (int t = 0 ; t < THREADS ; ++t) {
         pthread_join(th[t], NULL);
-        test_errors += thread_errors[t];
     }
     for (int t = 0 ; t < THREADS ; ++t) {
         MPI_Comm_free(&comms[t]);
