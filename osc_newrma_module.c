@@ -24,7 +24,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 #include "ompi/errhandler/errcode.h"
 #include "ompi/errhandler/errcode-internal.h"
 

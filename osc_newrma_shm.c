@@ -10,8 +10,9 @@
 /*
  * osc/newrma: the node's shared segment of a window (layout, creation --
  * a name taken with O_EXCL, its space reserved so that a full backing
- * directory fails creation instead of faulting later -- mapping, teardown); reuse of a freed one is osc_newrma_shm_reuse.c's,
- * the waits on what lives in it osc_newrma_wait.c's.
+ * directory fails creation instead of faulting later -- mapping,
+ * teardown); reuse of a freed one is osc_newrma_shm_reuse.c's, the waits
+ * on what lives in it osc_newrma_wait.c's.
  *
  * Layout rules (ompi-rfc-fragmented-sm-allocations.txt):
  *  - one allocation per window per node, every region's offset and the exact
@@ -514,7 +515,7 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     if (OMPI_SUCCESS != announce.status) {
         /* the creator's reason on every rank (MPI_ERR_NO_MEM: a full
          * backing directory) */
-        return MPI_ERR_NO_MEM == announce.status ? MPI_ERR_NO_MEM : OMPI_ERR_OUT_OF_RESOURCE;
+        return announce.status;
     }
     if (0 != ompi_comm_rank(comm)) {
         mapped = opal_shmem_segment_attach(&announce.ds);

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,20 +48,23 @@ bool osc_newrma_single_copy_init(void)
     return probe_dst == probe_src;
 }
 
-void osc_newrma_single_copy_allow_peers(void)
+/* Under Yama ptrace_scope=1 a peer may only read or write our memory if we
+ * say so.  Failure is harmless: the cross-process probe at window creation
+ * decides. */
+static void allow_ptracers(void)
 {
-    static bool allowed = false;
-
-    /* Under Yama ptrace_scope=1 a peer may only read or write our memory if
-     * we say so.  Only a process whose memory a window exposes to single
-     * copy says it, once.  Failure is harmless: the cross-process probe at
-     * window creation decides. */
-    if (__atomic_exchange_n(&allowed, true, __ATOMIC_ACQ_REL)) {
-        return;
-    }
 #if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
     (void) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 #endif
+}
+
+void osc_newrma_single_copy_allow_peers(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    /* once per process; a second thread creating a window meanwhile waits
+     * until it is done, so its peers too read only after it */
+    (void) pthread_once(&once, allow_ptracers);
 }
 
 /* Drop `bytes` from the front of a scatter list. */
