@@ -376,6 +376,7 @@ struct ompi_osc_newrma_module_t {
     osc_newrma_mailbox_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
+    char acc_granularity_text[24];       /* the same, as the info callback reports it */
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;
 

@@ -152,7 +152,10 @@ static int component_register(void)
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
     mca_base_component_t *version = &c->super.osc_version;
 
-    c->priority = 100;
+    /* above osc/sm's (100, fixed, when every rank is on the node) and
+     * osc/rdma's (101): among several components that accept a window,
+     * newrma takes it instead of a tie settled by load order */
+    c->priority = 102;
     (void) mca_base_component_var_register(version, "priority",
         "Priority of osc/newrma among the osc components that accept a window (higher wins)",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &c->priority);

@@ -105,7 +105,6 @@ static char *set_accumulate_ops(opal_infosubscriber_t *obj, char *key, char *val
  * same way (creation agrees on one value, osc_newrma_module.c). */
 static char *set_accumulate_granularity(opal_infosubscriber_t *obj, char *key, char *value)
 {
-    static char text[32];
     ompi_osc_newrma_module_t *module = module_of(obj);
     char *end = NULL;
     unsigned long long parsed = NULL != value ? strtoull(value, &end, 10) : 0;
@@ -116,8 +115,11 @@ static char *set_accumulate_granularity(opal_infosubscriber_t *obj, char *key, c
             module->acc_granularity = (size_t) parsed;
         }
     }
-    snprintf(text, sizeof(text), "%lu", (unsigned long) module->acc_granularity);
-    return text;
+    /* the window's own buffer: windows created or set at once by several
+     * threads do not share it (opal copies the value before returning) */
+    snprintf(module->acc_granularity_text, sizeof(module->acc_granularity_text), "%lu",
+             (unsigned long) module->acc_granularity);
+    return module->acc_granularity_text;
 }
 
 /* Report the granularity the ranks agreed on (the largest one given). */

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ompi/errhandler/errcode.h"
+#include "ompi/errhandler/errcode-internal.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
@@ -240,6 +242,11 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     if (module->size > 1) {
         osc_newrma_shm_cache_take(&module->shm);
     }
+    /* peers read our memory (the probe, then the window) only after the
+     * allgather below: say they may before it */
+    if (window_of_user_memory(module) && !wants_am(flavor, module->size)) {
+        osc_newrma_single_copy_allow_peers();
+    }
     ret = gather_peer_inputs(module, comm, MPI_WIN_FLAVOR_CREATE == flavor ? *base : NULL,
                              MPI_WIN_FLAVOR_DYNAMIC == flavor ? 0 : size, disp_unit, &peers);
     if (OMPI_SUCCESS != ret) {
@@ -360,6 +367,10 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     return OMPI_SUCCESS;
 
 error:
+    /* MPI_Win_allocate and its siblings of Open MPI 4.1 report any failure
+     * of the component as MPI_ERR_WIN: say what it was */
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "window creation failed on rank %d: %s", module->rank,
+                   ompi_mpi_errnum_get_string(ompi_errcode_get_mpi_code(ret)));
     win->w_osc_module = NULL;
     module_destroy(module);
     return ret;
@@ -393,6 +404,9 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
         ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
     } else if (module->shm.is_shared) {
         osc_newrma_barrier(module);
+        /* out of the progress list before the segment is unmapped or
+         * handed on: another thread's progress must not serve it then */
+        osc_newrma_progress_window_remove(module);
         osc_newrma_shm_cache_keep(&module->shm);
     }
     win->w_osc_module = NULL;

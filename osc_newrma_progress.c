@@ -44,7 +44,9 @@ typedef struct {
 static OBJ_CLASS_INSTANCE(served_window_t, opal_list_item_t, NULL, NULL);
 
 static opal_list_t served_windows;
-static opal_mutex_t served_lock;
+/* statically initialized: threads creating their first windows at once
+ * race to build the list, and this lock decides who does */
+static opal_mutex_t served_lock = OPAL_MUTEX_STATIC_INIT;
 static bool served_ready = false;
 static unsigned int served_assist;       /* windows serving their mailbox */
 static unsigned int progress_calls;
@@ -115,16 +117,12 @@ int osc_newrma_progress_serve(ompi_osc_newrma_module_t *module)
 
 int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
 {
-    bool drain = osc_newrma_active_target_needs_progress(module), assist = osc_newrma_mailbox_served(module), first;
+    bool drain = osc_newrma_active_target_needs_progress(module), assist = osc_newrma_mailbox_served(module);
     served_window_t *item;
+    int ret = OMPI_SUCCESS;
 
     if (!drain && !assist) {
         return OMPI_SUCCESS;
-    }
-    if (!served_ready) {
-        OBJ_CONSTRUCT(&served_windows, opal_list_t);
-        OBJ_CONSTRUCT(&served_lock, opal_mutex_t);
-        served_ready = true;
     }
     item = OBJ_NEW(served_window_t);
     if (NULL == item) {
@@ -133,47 +131,53 @@ int osc_newrma_progress_window_add(ompi_osc_newrma_module_t *module)
     item->module = module;
     item->drain = drain;
     item->assist = assist;
+    /* (un)registering under the lock: a window added while another thread
+     * removes the last one must not be left without the callback (the
+     * callback only tries the lock, so it never waits for us) */
     opal_mutex_lock(&served_lock);
+    if (!served_ready) {
+        OBJ_CONSTRUCT(&served_windows, opal_list_t);
+        served_ready = true;
+    }
     opal_list_append(&served_windows, &item->super);
     served_assist += assist;
-    first = 1 == opal_list_get_size(&served_windows);
+    if (1 == opal_list_get_size(&served_windows)) {
+        ret = opal_progress_register(served_progress);
+    }
     opal_mutex_unlock(&served_lock);
     if (assist) {
         /* present from now on, not only after the first progress calls */
         (void) osc_newrma_mailbox_serve(module, osc_newrma_clock_ns());
     }
-    return first ? opal_progress_register(served_progress) : OMPI_SUCCESS;
+    return ret;
 }
 
 void osc_newrma_progress_window_remove(ompi_osc_newrma_module_t *module)
 {
     served_window_t *item, *next;
-    bool last = false, found = false;
 
-    if (!served_ready) {
-        return;
-    }
     opal_mutex_lock(&served_lock);
-    OPAL_LIST_FOREACH_SAFE(item, next, &served_windows, served_window_t) {
-        if (item->module == module) {
-            opal_list_remove_item(&served_windows, &item->super);
-            served_assist -= item->assist;
-            OBJ_RELEASE(item);
-            found = true;
-            last = 0 == opal_list_get_size(&served_windows);
+    if (served_ready) {
+        OPAL_LIST_FOREACH_SAFE(item, next, &served_windows, served_window_t) {
+            if (item->module == module) {
+                opal_list_remove_item(&served_windows, &item->super);
+                served_assist -= item->assist;
+                OBJ_RELEASE(item);
+                if (0 == opal_list_get_size(&served_windows)) {
+                    (void) opal_progress_unregister(served_progress);
+                }
+            }
         }
     }
     opal_mutex_unlock(&served_lock);
-    if (found && last) {
-        (void) opal_progress_unregister(served_progress);
-    }
 }
 
 void osc_newrma_progress_fini(void)
 {
+    opal_mutex_lock(&served_lock);
     if (served_ready) {
         OPAL_LIST_DESTRUCT(&served_windows);
-        OBJ_DESTRUCT(&served_lock);
         served_ready = false;
     }
+    opal_mutex_unlock(&served_lock);
 }

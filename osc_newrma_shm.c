@@ -8,9 +8,11 @@
  * $HEADER$
  */
 /*
- * osc/newrma: the node's shared segment of a window (layout, creation,
- * mapping, teardown); reuse of a freed one is osc_newrma_shm_reuse.c's,
- * the waits on what lives in it osc_newrma_wait.c's.
+ * osc/newrma: the node's shared segment of a window (layout, creation --
+ * a name taken with O_EXCL, its space reserved so that a full backing
+ * directory fails creation instead of faulting later -- mapping,
+ * teardown); reuse of a freed one is osc_newrma_shm_reuse.c's, the waits
+ * on what lives in it osc_newrma_wait.c's.
  *
  * Layout rules (ompi-rfc-fragmented-sm-allocations.txt):
  *  - one allocation per window per node, every region's offset and the exact
@@ -27,13 +29,16 @@
 #include "ompi_config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "opal/align.h"
+#include "opal/util/error.h"
 #include "opal/util/show_help.h"
 #include "opal/util/sys_limits.h"
 #include "opal/mca/shmem/base/base.h"
@@ -321,27 +326,121 @@ static size_t shmem_pad(size_t alignment)
     return OPAL_ALIGN_PAD_AMOUNT(sizeof(opal_shmem_seg_hdr_t), alignment);
 }
 
-static int shm_create_file(opal_shmem_ds_t *ds, size_t request)
+/* Does opal/shmem create its segment at the path it is given?  Only its
+ * mmap component does (posix names its own shm_open object with O_EXCL,
+ * sysv uses IPC_PRIVATE; neither reserves the space); a file relocated by
+ * shmem_mmap_relocate_backing_file is caught after creation. */
+static bool shmem_uses_our_path(void)
+{
+    return NULL != opal_shmem_base_component
+        && 0 == strcmp(opal_shmem_base_component->base_version.mca_component_name, "mmap");
+}
+
+/* Take a name nobody on the node has: O_EXCL, so two threads, or a stale
+ * file of a dead process whose pid came round again, never share a file.
+ * Returns the open descriptor, or -1 with errno set. */
+static int shm_take_name(char **path, const char *hostname)
 {
     static unsigned int counter = 0;
+    int fd = -1;
+
+    for (int tries = 0 ; tries < 1024 && fd < 0 ; ++tries) {
+        free(*path);
+        *path = NULL;
+        /* the creator's pid and a per-process counter make the name unique
+         * on the node, whatever communicator or job the window belongs to */
+        if (0 > asprintf(path, "%s/osc_newrma.%s.%d.%u", mca_osc_newrma_component.backing_directory, hostname,
+                         (int) getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED))) {
+            *path = NULL;
+            errno = ENOMEM;
+            return -1;
+        }
+        fd = open(*path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+        if (fd < 0 && EEXIST != errno) {
+            return -1;
+        }
+    }
+    return fd;
+}
+
+/* Reserve the file's blocks: ftruncate alone leaves a sparse file, and a
+ * backing directory that fills up later turns the first touch of a page
+ * into SIGBUS.  Returns 0 or an errno value. */
+static int shm_reserve(int fd, off_t bytes)
+{
+    int err;
+
+    do {
+        err = posix_fallocate(fd, 0, bytes);
+    } while (EINTR == err);
+    return err;
+}
+
+static bool shm_directory_full(size_t bytes)
+{
+    struct statvfs fs;
+
+    return 0 == statvfs(mca_osc_newrma_component.backing_directory, &fs)
+        && (uint64_t) fs.f_bavail * fs.f_frsize < bytes;
+}
+
+/* Both messages name the file, the size, the directory and its MCA
+ * parameter; a full directory is MPI_ERR_NO_MEM. */
+static int shm_create_failed(const char *path, size_t bytes, bool no_space, const char *why)
+{
+    opal_show_help("help-osc-newrma.txt", no_space ? "segment no space" : "segment create failed", true,
+                   NULL != path ? path : mca_osc_newrma_component.backing_directory, (unsigned long) bytes,
+                   mca_osc_newrma_component.backing_directory, why);
+    return no_space ? MPI_ERR_NO_MEM : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+/* The segment file, `request` bytes for us behind opal/shmem's header.
+ * Returns MPI_ERR_NO_MEM when the backing directory cannot hold it (the
+ * class every rank then reports, osc_newrma_shm_map).  The space is
+ * reserved after opal/shmem created the file: its mmap component checks
+ * the free space itself first, and would count a reservation made before
+ * as used. */
+static int shm_create_file(opal_shmem_ds_t *ds, size_t request)
+{
+    size_t bytes = request + sizeof(opal_shmem_seg_hdr_t);
     char hostname[256];
     char *path = NULL;
-    int ret;
+    int ret, err, fd = -1;
 
     if (0 != gethostname(hostname, sizeof(hostname))) {
         snprintf(hostname, sizeof(hostname), "localhost");
     }
     hostname[sizeof(hostname) - 1] = '\0';
-    /* the creator's pid and a per-process counter make the name unique on
-     * the node, whatever communicator or job the window belongs to */
-    if (0 > asprintf(&path, "%s/osc_newrma.%s.%d.%u", mca_osc_newrma_component.backing_directory,
-                     hostname, (int) getpid(), counter++)) {
+    if (shmem_uses_our_path()) {
+        fd = shm_take_name(&path, hostname);
+        if (fd < 0) {
+            err = errno;
+            ret = shm_create_failed(path, bytes, ENOSPC == err || EDQUOT == err, strerror(err));
+            free(path);
+            return ret;
+        }
+    } else if (0 > asprintf(&path, "%s/osc_newrma.%s.%d", mca_osc_newrma_component.backing_directory, hostname,
+                            (int) getpid())) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    ret = opal_shmem_segment_create(ds, path, request);
+    /* opal's mmap component opens the file we named (without O_EXCL); a
+     * directory already too full is told in our words alone */
+    ret = shm_directory_full(bytes) ? OPAL_ERR_OUT_OF_RESOURCE : opal_shmem_segment_create(ds, path, request);
     if (OPAL_SUCCESS != ret) {
-        opal_show_help("help-osc-newrma.txt", "segment create failed", true,
-                       path, (unsigned long) request, mca_osc_newrma_component.backing_directory);
+        bool full = shm_directory_full(bytes);
+        ret = shm_create_failed(path, bytes, full, full ? strerror(ENOSPC) : opal_strerror(ret));
+    } else if (fd >= 0 && 0 == strcmp(ds->seg_name, path) && 0 != (err = shm_reserve(fd, (off_t) bytes))) {
+        ret = shm_create_failed(path, bytes, ENOSPC == err || EFBIG == err || EDQUOT == err, strerror(err));
+        opal_shmem_unlink(ds);
+        opal_shmem_segment_detach(ds);
+    }
+    if (fd >= 0) {
+        close(fd);
+        /* failed, or relocated by shmem_mmap_relocate_backing_file: the
+         * file we named is not the segment */
+        if (OMPI_SUCCESS != ret || 0 != strcmp(ds->seg_name, path)) {
+            (void) unlink(path);
+        }
     }
     free(path);
     return ret;
@@ -414,7 +513,9 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
         return ret;
     }
     if (OMPI_SUCCESS != announce.status) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        /* the creator's reason on every rank (MPI_ERR_NO_MEM: a full
+         * backing directory) */
+        return announce.status;
     }
     if (0 != ompi_comm_rank(comm)) {
         mapped = opal_shmem_segment_attach(&announce.ds);
@@ -462,7 +563,7 @@ static void shm_fill_created(void *ctx, char *base)
     shm_fill_ctx_t *c = ctx;
 
     c->shm->base = base;
-    c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | ++created;
+    c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | __atomic_add_fetch(&created, 1, __ATOMIC_RELAXED);
     osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
     c->shm->base = NULL;
 }

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,16 +41,30 @@ bool osc_newrma_single_copy_init(void)
     struct iovec local = { .iov_base = &probe_dst, .iov_len = sizeof(probe_dst) };
     struct iovec remote = { .iov_base = &probe_src, .iov_len = sizeof(probe_src) };
 
-#if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
-    /* Under Yama ptrace_scope=1 a peer may only attach to us if we say so.
-     * Failure is harmless: the cross-process probe at window creation
-     * decides. */
-    (void) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-#endif
+    /* reading ourselves needs no ptrace permission: no prctl here */
     if ((ssize_t) sizeof(probe_dst) != process_vm_readv(getpid(), &local, 1, &remote, 1, 0)) {
         return false;
     }
     return probe_dst == probe_src;
+}
+
+/* Under Yama ptrace_scope=1 a peer may only read or write our memory if we
+ * say so.  Failure is harmless: the cross-process probe at window creation
+ * decides. */
+static void allow_ptracers(void)
+{
+#if defined(PR_SET_PTRACER) && defined(PR_SET_PTRACER_ANY)
+    (void) prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+#endif
+}
+
+void osc_newrma_single_copy_allow_peers(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    /* once per process; a second thread creating a window meanwhile waits
+     * until it is done, so its peers too read only after it */
+    (void) pthread_once(&once, allow_ptracers);
 }
 
 /* Drop `bytes` from the front of a scatter list. */

@@ -26,9 +26,15 @@
 
 BEGIN_C_DECLS
 
-/* Allow peers to attach to us (Yama ptrace_scope 1) and check that the
- * syscalls exist and work on ourselves.  Called once at component init. */
+/* Check that the syscalls exist and work on ourselves.  Called once at
+ * component init. */
 bool osc_newrma_single_copy_init(void);
+
+/* Let peers reach our memory (Yama ptrace_scope 1: PR_SET_PTRACER_ANY), once
+ * per process; called by every process of a window that may take the
+ * user-memory path, before the creation's allgather after which peers probe
+ * it (osc_newrma_module.c). */
+void osc_newrma_single_copy_allow_peers(void);
 
 /* Move bytes between local and remote scatter lists of the same total
  * length.  Both arrays are consumed (modified).  A remote address that is

@@ -29,8 +29,8 @@ static int test_rank = -1;
 #define CHECK(cond, ...)                                                        \
     do {                                                                        \
         if (!(cond)) {                                                          \
-            test_errors++;                                                      \
-            if (test_errors <= 20) {                                            \
+            /* atomic: threads of MPI_THREAD_MULTIPLE tests check too */       \
+            if (__atomic_add_fetch(&test_errors, 1, __ATOMIC_RELAXED) <= 20) {  \
                 fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", test_rank, \
                         __FILE__, __LINE__, #cond);                             \
                 fprintf(stderr, __VA_ARGS__);                                   \
@@ -64,6 +64,36 @@ static inline void test_init(int *argc, char ***argv)
 {
     MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &test_rank);
+}
+
+/* MPI_Init_thread asking for MPI_THREAD_MULTIPLE.  Without it there is
+ * nothing to test: a check fails (not a pass) and the caller returns
+ * test_finalize at once. */
+static inline int test_init_multiple(int *argc, char ***argv)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &test_rank);
+    CHECK(provided >= MPI_THREAD_MULTIPLE, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    return provided >= MPI_THREAD_MULTIPLE;
+}
+
+/* After a window creation that had to fail: a small window created (by the
+ * caller) in the same place works -- a put to the right neighbour and a
+ * get back in fence epochs -- and is freed. */
+static inline void test_window_goes_on(MPI_Win win, int rank, int size)
+{
+    if (MPI_WIN_NULL != win) {
+        int64_t v = 77 + rank, got = -1;
+        int right = (rank + 1) % size;
+        MPI_OK(MPI_Win_fence(0, win));
+        MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
+        MPI_OK(MPI_Win_fence(0, win));
+        MPI_OK(MPI_Get(&got, 1, MPI_INT64_T, right, 5, 1, MPI_INT64_T, win));
+        MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+        CHECK(got == v, "after the failure: got %lld, expected %lld", (long long) got, (long long) v);
+        MPI_OK(MPI_Win_free(&win));
+    }
 }
 
 /* Collective: every rank learns whether any rank failed; rank 0 reports. */

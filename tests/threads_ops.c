@@ -254,16 +254,11 @@ static void fence_phase(const char *flavor, int64_t before)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    test_rank = rank;
-    if (provided < MPI_THREAD_MULTIPLE) {
-        /* without thread support there is nothing to test: report it as a failure, not a pass */
-        CHECK(0, "MPI_THREAD_MULTIPLE not provided (%d)", provided);
+    if (!test_init_multiple(&argc, &argv)) {
         return test_finalize("threads_ops");
     }
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
         test_win_create(&shared_win, flavor, (2 + (size_t) size * THREADS * SLOTS) * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
         for (int t = 0; t < THREADS; ++t)
