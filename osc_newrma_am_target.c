@@ -148,7 +148,7 @@ static int am_progress(void)
 
 void osc_newrma_am_progress_once(void)
 {
-    static unsigned int turns, idle;
+    static unsigned int idle;
     bool any, opal_turn, give_core;
 
     /* Every transport each turn: loopback packets never starve the rest (a
@@ -161,8 +161,9 @@ void osc_newrma_am_progress_once(void)
      * or the sender we wait for, may need it) */
     idle = any ? 0 : idle + 1;
     give_core = idle >= 4 && osc_newrma_transports_polled_active();
-    opal_turn = 0 == ++turns % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
-                                                              : NEWRMA_OWN_POLLS_PER_PROGRESS);
+    opal_turn = 0 == ++mca_osc_newrma_component.am_turns
+                         % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
+                                                          : NEWRMA_OWN_POLLS_PER_PROGRESS);
     if (!opal_turn && !give_core) {
         return;
     }
