@@ -190,8 +190,9 @@ void osc_newrma_am_progress_once(void);
  * arrive.  Every synchronization entry point (osc_newrma_am_sync.c; not
  * fence, whose barrier runs opal_progress) is bracketed by these two: one
  * turn of progress on the way out unless the call took one already (a
- * call that waited has polled).  The turn releases the lock around
- * opal_progress: nothing may be held across the leave. */
+ * call that waited has polled; a call the epoch machine refuses leaves at
+ * once).  The turn releases the lock around opal_progress: nothing may
+ * be held across the leave. */
 static inline unsigned int osc_newrma_am_call_enter(void)
 {
     osc_newrma_am_enter();

@@ -28,9 +28,9 @@
  *   lock_all     nothing: each target is locked lazily, per target
  *   flush        FLUSH on the last operation, wait for the ack
  *
- * Every call but fence also polls the transports once on its way out if it
- * did not wait (osc_newrma_am_call_leave, osc_newrma_am.h): a program that
- * waits by calling MPI_Win_sync or an empty flush in a loop is served.
+ * Every legal call but fence also polls the transports once on its way out
+ * if it did not wait (osc_newrma_am_call_leave, osc_newrma_am.h): a program
+ * that waits by calling MPI_Win_sync or an empty flush in a loop is served.
  */
 
 #include "ompi_config.h"
@@ -237,7 +237,7 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_COMPLETE, -1);
     if (OMPI_SUCCESS != ret) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return ret;
     }
     /* every target of the group gets its RMA_DONE, once it has posted */
@@ -263,24 +263,9 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
     return ret;
 }
 
-int osc_newrma_am_wait(struct ompi_win_t *win)
-{
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
-
-    const unsigned int turns = osc_newrma_am_call_enter();
-    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
-    if (OMPI_SUCCESS == ret) {
-        while (module->am_dones < module->completes_expected) {
-            osc_newrma_am_progress_once();
-        }
-        osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
-    }
-    osc_newrma_am_call_leave(turns);
-    return ret;
-}
-
-int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
+/* MPI_Win_wait (`block`) or MPI_Win_test: the exposure epoch ends once
+ * every origin's RMA_DONE has come; a test looks once. */
+static int exposure_end(struct ompi_win_t *win, bool block, int *flag)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
@@ -289,8 +274,11 @@ int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
     if (OMPI_SUCCESS == ret) {
-        if (module->am_dones < module->completes_expected) {
+        while (module->am_dones < module->completes_expected) {
             osc_newrma_am_progress_once();
+            if (!block) {
+                break;
+            }
         }
         if (module->am_dones >= module->completes_expected) {
             osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
@@ -299,6 +287,18 @@ int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
     }
     osc_newrma_am_call_leave(turns);
     return ret;
+}
+
+int osc_newrma_am_wait(struct ompi_win_t *win)
+{
+    int done;
+
+    return exposure_end(win, true, &done);
+}
+
+int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
+{
+    return exposure_end(win, false, flag);
 }
 
 /* ------------------------------------------------------------------ */
@@ -314,12 +314,12 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_LOCK, target);
     if (OMPI_SUCCESS != ret) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return ret;
     }
     t = osc_newrma_am_target_get(module, target);
     if (NULL == t) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     /* lazy: no packet until an operation needs the lock */
@@ -345,7 +345,7 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK, target);
     if (OMPI_SUCCESS != ret || NULL == (t = osc_newrma_target_find(module, target))) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return OMPI_SUCCESS != ret ? ret : OMPI_ERR_RMA_SYNC;
     }
     ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
@@ -510,7 +510,7 @@ int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, sync, -1);
     if (OMPI_SUCCESS != ret) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return ret;
     }
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
@@ -540,7 +540,7 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK_ALL, -1);
     if (OMPI_SUCCESS != ret) {
-        osc_newrma_am_call_leave(turns);
+        osc_newrma_am_leave();
         return ret;
     }
     ret = module->am_lock_all_window ? unlock_all_window(module) : complete_all(module, close_by_unlock, true);
