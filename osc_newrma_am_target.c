@@ -134,7 +134,9 @@ static int am_progress(void)
     return any;
 }
 
-/* One turn of a wait loop (AM lock held).  Our own transports first (in
+/* One turn of a wait loop (AM lock held), or of an entry point that did
+ * not wait (osc_newrma_am_call_leave: a program polling its window with
+ * MPI_Win_sync is a wait loop too).  Our own transports first (in
  * table order: loopback, FIFOs, UCX) -- a packet being waited for is
  * served without a whole opal_progress turn, which also polls every other
  * part of MPI (with btl tcp: libevent's poll(), a system call per turn).
