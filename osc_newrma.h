@@ -139,6 +139,8 @@ struct ompi_osc_newrma_component_t {
     opal_free_list_t ops;        /* global pool of operation elements */
     unsigned int targets_in_use; /* target elements taken from the global pool */
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
+    unsigned int am_turns;       /* turns of progress taken (osc_newrma_am_progress_once): tells
+                                  * an entry point whether it polled (osc_newrma_am_call_leave) */
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
     uint64_t assisted_ops;       /* operations targets applied for us (MPI_T pvar) */
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */

@@ -177,9 +177,35 @@ void osc_newrma_am_fini(void);
 /* Send a packet the target side builds (copied: the caller may reuse it). */
 int osc_newrma_am_send_control(struct ompi_osc_newrma_module_t *module, int peer, const osc_newrma_am_hdr_t *hdr,
                                const void *payload, size_t len);
-/* One round of progress from a wait loop: every transport, and every few
+/* One round of progress from a wait loop (or from an entry point that did
+ * not wait, osc_newrma_am_call_leave): every transport, and every few
  * rounds opal_progress with the AM lock released (held on entry and exit). */
 void osc_newrma_am_progress_once(void);
+
+/* Progress in every call.  A process may wait for its own window to change
+ * by calling, in a loop, entry points that need not wait (MPI_Win_sync, a
+ * flush with nothing to complete, MPI_Win_test, an unlock with nothing to
+ * send, ...) and no other MPI function, so nothing else polls: those calls
+ * serve incoming packets themselves, or the other ranks' operations never
+ * arrive.  Every synchronization entry point (osc_newrma_am_sync.c; not
+ * fence, whose barrier runs opal_progress) is bracketed by these two: one
+ * turn of progress on the way out unless the call took one already (a
+ * call that waited has polled; a call the epoch machine refuses leaves at
+ * once).  The turn releases the lock around opal_progress: nothing may
+ * be held across the leave. */
+static inline unsigned int osc_newrma_am_call_enter(void)
+{
+    osc_newrma_am_enter();
+    return mca_osc_newrma_component.am_turns;
+}
+
+static inline void osc_newrma_am_call_leave(unsigned int turns_at_entry)
+{
+    if (turns_at_entry == mca_osc_newrma_component.am_turns) {
+        osc_newrma_am_progress_once();
+    }
+    osc_newrma_am_leave();
+}
 
 /* osc_newrma_am_ops.c: origin side */
 int osc_newrma_am_pools_init(struct ompi_osc_newrma_module_t *module);

@@ -27,6 +27,10 @@
  *                packet at all if nothing was done
  *   lock_all     nothing: each target is locked lazily, per target
  *   flush        FLUSH on the last operation, wait for the ack
+ *
+ * Every legal call but fence also polls the transports once on its way out
+ * if it did not wait (osc_newrma_am_call_leave, osc_newrma_am.h): a program
+ * that waits by calling MPI_Win_sync or an empty flush in a loop is served.
  */
 
 #include "ompi_config.h"
@@ -157,7 +161,7 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     for (size_t i = 0 ; i < count && OMPI_SUCCESS == ret && !(assert & MPI_MODE_NOCHECK) ; ++i) {
         ret = osc_newrma_am_send_control(module, origins[i], &hdr, NULL, 0);
     }
@@ -165,7 +169,7 @@ int osc_newrma_am_post(struct ompi_group_t *group, int assert, struct ompi_win_t
         module->completes_expected += (int64_t) count;
         osc_newrma_epoch_apply(module, NEWRMA_SYNC_POST);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -210,7 +214,7 @@ int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_
     /* Granted at once: this path waits for each target's post in the
      * target's element (LOCK_ISSUED until the post comes,
      * osc_newrma_am_ops.c), never for all of them at the window. */
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_START_GRANTED, -1);
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_group_ranks(module, &module->start_groups, group, &module->start_ranks,
@@ -221,7 +225,7 @@ int osc_newrma_am_start(struct ompi_group_t *group, int assert, struct ompi_win_
         osc_newrma_epoch_apply(module, NEWRMA_SYNC_START_GRANTED);
         epoch_opens(module);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -230,7 +234,7 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_COMPLETE, -1);
     if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
@@ -255,46 +259,46 @@ int osc_newrma_am_complete(struct ompi_win_t *win)
     ret = OMPI_SUCCESS == ret ? r : ret;
     osc_newrma_start_group_clear(module);
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_COMPLETE);
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
-int osc_newrma_am_wait(struct ompi_win_t *win)
-{
-    ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    int ret;
-
-    osc_newrma_am_enter();
-    ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
-    if (OMPI_SUCCESS == ret) {
-        while (module->am_dones < module->completes_expected) {
-            osc_newrma_am_progress_once();
-        }
-        osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
-    }
-    osc_newrma_am_leave();
-    return ret;
-}
-
-int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
+/* MPI_Win_wait (`block`) or MPI_Win_test: the exposure epoch ends once
+ * every origin's RMA_DONE has come; a test looks once. */
+static int exposure_end(struct ompi_win_t *win, bool block, int *flag)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
     *flag = 0;
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_WAIT, -1);
     if (OMPI_SUCCESS == ret) {
-        if (module->am_dones < module->completes_expected) {
+        while (module->am_dones < module->completes_expected) {
             osc_newrma_am_progress_once();
+            if (!block) {
+                break;
+            }
         }
         if (module->am_dones >= module->completes_expected) {
             osc_newrma_epoch_apply(module, NEWRMA_SYNC_WAIT);
             *flag = 1;
         }
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
+}
+
+int osc_newrma_am_wait(struct ompi_win_t *win)
+{
+    int done;
+
+    return exposure_end(win, true, &done);
+}
+
+int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
+{
+    return exposure_end(win, false, flag);
 }
 
 /* ------------------------------------------------------------------ */
@@ -307,7 +311,7 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
     osc_newrma_target_t *t;
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_LOCK, target);
     if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
@@ -328,7 +332,7 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
     if (target == module->rank && !t->lock_assert) {
         ret = lock_self_now(module, t);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -338,7 +342,7 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     osc_newrma_target_t *t;
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK, target);
     if (OMPI_SUCCESS != ret || NULL == (t = osc_newrma_target_find(module, target))) {
         osc_newrma_am_leave();
@@ -347,7 +351,7 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
     osc_newrma_am_target_release(module, t);
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK);
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -503,7 +507,7 @@ int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
     const osc_newrma_sync_t sync = (assert & MPI_MODE_NOCHECK) ? NEWRMA_SYNC_LOCK_ALL_GRANTED : NEWRMA_SYNC_LOCK_ALL;
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, sync, -1);
     if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
@@ -524,7 +528,7 @@ int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
         osc_newrma_target_t *self = osc_newrma_am_target_get(module, module->rank);
         ret = NULL == self ? OMPI_ERR_OUT_OF_RESOURCE : lock_self_now(module, self);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -533,7 +537,7 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_UNLOCK_ALL, -1);
     if (OMPI_SUCCESS != ret) {
         osc_newrma_am_leave();
@@ -542,7 +546,7 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
     ret = module->am_lock_all_window ? unlock_all_window(module) : complete_all(module, close_by_unlock, true);
     module->am_lock_all_window = false;
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK_ALL);
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -556,13 +560,13 @@ int osc_newrma_am_flush(int target, struct ompi_win_t *win)
     osc_newrma_target_t *t;
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target);
     if (OMPI_SUCCESS == ret && NULL != (t = osc_newrma_target_find(module, target))) {
         /* no element: nothing was done to that target in this epoch */
         ret = osc_newrma_am_target_complete(module, t, NEWRMA_PF_FLUSH, true);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -571,12 +575,12 @@ int osc_newrma_am_flush_all(struct ompi_win_t *win)
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     int ret;
 
-    osc_newrma_am_enter();
+    const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH_ALL, -1);
     if (OMPI_SUCCESS == ret) {
         ret = complete_all(module, close_by_flush, false);
     }
-    osc_newrma_am_leave();
+    osc_newrma_am_call_leave(turns);
     return ret;
 }
 
@@ -592,9 +596,12 @@ int osc_newrma_am_flush_local_all(struct ompi_win_t *win)
     return osc_newrma_am_flush_all(win);
 }
 
+/* A memory barrier, and a turn of progress: a program may wait for its
+ * window to change by calling this in a loop. */
 int osc_newrma_am_sync(struct ompi_win_t *win)
 {
     (void) win;
+    osc_newrma_am_call_leave(osc_newrma_am_call_enter());
     opal_atomic_mb();
     return OMPI_SUCCESS;
 }

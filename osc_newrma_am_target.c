@@ -134,7 +134,9 @@ static int am_progress(void)
     return any;
 }
 
-/* One turn of a wait loop (AM lock held).  Our own transports first (in
+/* One turn of a wait loop (AM lock held), or of an entry point that did
+ * not wait (osc_newrma_am_call_leave: a program polling its window with
+ * MPI_Win_sync is a wait loop too).  Our own transports first (in
  * table order: loopback, FIFOs, UCX) -- a packet being waited for is
  * served without a whole opal_progress turn, which also polls every other
  * part of MPI (with btl tcp: libevent's poll(), a system call per turn).
@@ -149,7 +151,7 @@ static int am_progress(void)
 
 void osc_newrma_am_progress_once(void)
 {
-    static unsigned int turns, idle;
+    static unsigned int idle;
     bool any, opal_turn, give_core;
 
     /* Every transport each turn: loopback packets never starve the rest (a
@@ -162,8 +164,9 @@ void osc_newrma_am_progress_once(void)
      * or the sender we wait for, may need it) */
     idle = any ? 0 : idle + 1;
     give_core = idle >= 4 && osc_newrma_transports_polled_active();
-    opal_turn = 0 == ++turns % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
-                                                              : NEWRMA_OWN_POLLS_PER_PROGRESS);
+    opal_turn = 0 == ++mca_osc_newrma_component.am_turns
+                         % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
+                                                          : NEWRMA_OWN_POLLS_PER_PROGRESS);
     if (!opal_turn && !give_core) {
         return;
     }
