@@ -343,6 +343,10 @@ struct ompi_osc_newrma_module_t {
     bool same_size;
     bool same_disp_unit;
     bool alloc_shared_noncontig;
+    /* what shapes the segment and the node path's protocols, as every
+     * process agreed at creation (osc_newrma_shape_agree): the layout and
+     * the fence algorithm come from it, never from this process's MCA values */
+    osc_newrma_shape_t shape;
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
     /* single-copy puts/gets not issued yet (osc_newrma_usermem.c): contiguous,
      * at most cma_batch_bytes each, one target and one direction; issued as

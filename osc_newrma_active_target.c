@@ -74,10 +74,10 @@
 /* ------------------------------------------------------------------ */
 
 /* Small windows: one arrival word per rank, all on the window's barrier
- * line. */
+ * line.  The agreed threshold: words and a counter must never be mixed. */
 static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
 {
-    return (unsigned int) module->size <= mca_osc_newrma_component.fence_flat_ranks;
+    return (unsigned int) module->size <= module->shape.fence_flat_ranks;
 }
 
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)

@@ -61,23 +61,44 @@ ompi_osc_newrma_component_t mca_osc_newrma_component = {
 /* MCA parameters                                                      */
 /* ------------------------------------------------------------------ */
 
-static void register_uint(const char *name, const char *description, int level,
-                          unsigned int default_value, unsigned int *storage)
+static void register_uint_scoped(const char *name, const char *description, int level,
+                                 mca_base_var_scope_t scope, unsigned int default_value, unsigned int *storage)
 {
     *storage = default_value;
     (void) mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
-                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+                                           MCA_BASE_VAR_TYPE_UNSIGNED_INT, NULL, 0, 0, level, scope, storage);
+}
+
+static void register_uint(const char *name, const char *description, int level,
+                          unsigned int default_value, unsigned int *storage)
+{
+    register_uint_scoped(name, description, level, MCA_BASE_VAR_SCOPE_READONLY, default_value, storage);
+}
+
+/* A value that shapes a window shared by several processes (a segment's
+ * layout, a protocol both sides follow, the path): MCA's GROUP scope, as
+ * osc/rdma registers its own.  Windows agree on one value at creation
+ * (osc_newrma_shape_agree, the FIFO segment's header) or need it alike
+ * (docs/tuning.md, "Values that must match"). */
+static void register_group_uint(const char *name, const char *description, int level,
+                                unsigned int default_value, unsigned int *storage)
+{
+    register_uint_scoped(name, description, level, MCA_BASE_VAR_SCOPE_GROUP, default_value, storage);
 }
 
 /* returns the variable's index */
-static int register_size(const char *name, const char *description, int level,
-                         size_t default_value, size_t *storage)
+static int register_size_scoped(const char *name, const char *description, int level, mca_base_var_scope_t scope,
+                                size_t default_value, size_t *storage)
 {
     *storage = default_value;
     return mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
-                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, level,
-                                           MCA_BASE_VAR_SCOPE_READONLY, storage);
+                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, level, scope, storage);
+}
+
+static int register_size(const char *name, const char *description, int level,
+                         size_t default_value, size_t *storage)
+{
+    return register_size_scoped(name, description, level, MCA_BASE_VAR_SCOPE_READONLY, default_value, storage);
 }
 
 /* MPI_T performance variables osc_newrma_packets_<kind>: packets this
@@ -185,7 +206,7 @@ static int component_register(void)
         "Largest operation (bytes, basic datatype) sent as one lock+operation+unlock packet when "
         "it is the only operation of a lock epoch",
         OPAL_INFO_LVL_9, 8192, &c->single_op_threshold);
-    register_uint("lock_qnodes",
+    register_group_uint("lock_qnodes",
         "Queue nodes per process in a window's segment for its passive-target locks: one per "
         "exclusive lock held at once plus one to wait with; past that, an exclusive lock is taken "
         "without queueing (still correct, not fair) (minimum 1)",
@@ -262,7 +283,7 @@ static int component_register(void)
         "batch from 128 KiB or 16 pieces; set, it applies as set.  0: never; "
         "needs osc_newrma_cma_batch_bytes > 0",
         OPAL_INFO_LVL_9, 1, &c->relay_bytes);
-    register_uint("post_ring_slots",
+    register_group_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",
         OPAL_INFO_LVL_9, 64, &c->post_ring_slots);
@@ -276,12 +297,12 @@ static int component_register(void)
         "post before it comes, while the target's post box lists the origin; at most this many "
         "posts ahead (0: every epoch waits for its post; at most 1024)",
         OPAL_INFO_LVL_9, 16, &c->pscw_early_answers);
-    register_uint("fence_flat_ranks",
+    register_group_uint("fence_flat_ranks",
         "Fence: a window of at most this many processes on a node keeps one arrival word per "
         "process on its barrier line, written with a plain store; larger windows count arrivals "
         "there with a locked add (0: always the counter; at most a cache line's worth of words)",
         OPAL_INFO_LVL_9, 8, &c->fence_flat_ranks);
-    register_uint("accumulate_stripes",
+    register_group_uint("accumulate_stripes",
         "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "
         "their bytes ((offset / granularity) mod stripes), so accumulates to different parts of a "
         "window proceed in parallel (rounded down to a power of two; minimum 1)",
@@ -292,15 +313,15 @@ static int component_register(void)
         "accumulate covers costs one atomic: a page keeps that small beside the combine itself "
         "at every size",
         OPAL_INFO_LVL_5, 4096, &c->acc_granularity);
-    register_uint("fifo_depth",
+    register_group_uint("fifo_depth",
         "Cells of each process's node-local active-message FIFO in a window's FIFO segment: how many "
         "fragments its on-node peers can send it before they keep the rest in a backlog (minimum 2)",
         OPAL_INFO_LVL_9, 64, &c->fifo_depth);
-    register_size("fifo_fragment_size",
+    register_size_scoped("fifo_fragment_size",
         "Bytes of one node-local FIFO cell (rounded up to a cache line; at least a 32-byte cell "
         "header and the 64-byte packet header): packets larger than a cell are sent as fragments",
-        OPAL_INFO_LVL_9, 1024, &c->fifo_fragment_size);
-    register_uint("fifo_node_ranks",
+        OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_GROUP, 1024, &c->fifo_fragment_size);
+    register_group_uint("fifo_node_ranks",
         "Testing: treat each run of this many consecutive ranks of a window as one node, the others "
         "as remote (FIFOs inside a pretend node, UCX between them); 0: real nodes",
         OPAL_INFO_LVL_9, 0, &c->fifo_node_ranks);
@@ -318,14 +339,14 @@ static int component_register(void)
         "process_vm_readv/writev (if false, newrma declines such windows on more than one process, "
         "unless osc_newrma_force_am is set; if true but the calls are refused, such windows use "
         "the active-message path over the node's FIFOs)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->use_cma);
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_GROUP, &c->use_cma);
 
     c->force_remote = false;
     (void) mca_base_component_var_register(version, "force_remote",
         "Treat every peer as if it were on another node: windows (except allocate_shared) use the "
         "active-message path over UCX, as between nodes (for testing that path on one machine, "
         "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->force_remote);
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->force_remote);
 
     c->force_am = false;
     (void) mca_base_component_var_register(version, "force_am",
@@ -386,6 +407,10 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     }
     if (0 == c->lock_qnodes) {
         c->lock_qnodes = 1;
+    }
+    /* a process's busy queue nodes are bits of one 64-bit word */
+    if (c->lock_qnodes > 64) {
+        c->lock_qnodes = 64;
     }
     if (0 == c->post_ring_slots) {
         c->post_ring_slots = 1;

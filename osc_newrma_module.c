@@ -155,9 +155,9 @@ static bool window_of_user_memory(const ompi_osc_newrma_module_t *module)
 
 /* What each process contributes to the segment's layout and peer info, the
  * address of a word its neighbour reads to test single-copy access, its
- * accumulate granularity and path vote, and its single-copy speed (windows
- * of user memory: what the node policy decides from): one allgather on the
- * user's communicator. */
+ * accumulate granularity and path vote, its single-copy speed (windows of
+ * user memory: what the node policy decides from) and the shape it was
+ * asked for (osc_newrma_shape_t): one allgather on the user's communicator. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
                               size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
@@ -175,6 +175,7 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
+    osc_newrma_shape_mine(module, &mine.shape);
     *peers_out = peers;
     if (NULL == peers) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -216,9 +217,12 @@ static void *segment_window_base(ompi_osc_newrma_module_t *module, int rank)
 }
 
 /* What every process must see alike: the accumulate granularity (offsets map
- * to stripes the same way everywhere; the largest asked for) and the path. */
-static int window_agree(ompi_osc_newrma_module_t *module, uint64_t granularity, bool want_am, bool remote)
+ * to stripes the same way everywhere; the largest asked for), whether locks
+ * may be used (unless every process said no_locks) and the path. */
+static int window_agree(ompi_osc_newrma_module_t *module, uint64_t granularity, bool no_locks, bool want_am,
+                        bool remote)
 {
+    module->no_locks = no_locks;
     module->acc_granularity = granularity;
     module->acc_shift = osc_newrma_acc_shift(granularity);
     set_path(module, choose_path(module->flavor, remote, want_am));
@@ -262,7 +266,12 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
             speed_permille = (int32_t) peers[i].single_copy_permille;
         }
     }
-    ret = window_agree(module, granularity, want_am, false);
+    /* the segment's layout and the node path's protocols from values every
+     * process agrees on, whatever each was given (a per-process MCA value or
+     * info key would give each its own offsets) */
+    osc_newrma_shape_agree(&module->shape, peers, module->size);
+    module->alloc_shared_noncontig = module->shape.noncontig;
+    ret = window_agree(module, granularity, module->shape.no_locks, want_am, false);
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
@@ -296,10 +305,11 @@ static int am_window_init(ompi_osc_newrma_module_t *module, struct ompi_communic
         return ret;
     }
     if (!agreed) {
-        uint64_t granularity = module->acc_granularity;
-        ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, &granularity, 1, MPI_UINT64_T, MPI_MAX,
+        /* the largest granularity; locks unless every process said no_locks */
+        uint64_t agree[2] = { module->acc_granularity, !module->no_locks };
+        ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, agree, 2, MPI_UINT64_T, MPI_MAX,
                                                    module->comm, module->comm->c_coll->coll_allreduce_module);
-        ret = OMPI_SUCCESS == ret ? window_agree(module, granularity, true, true) : ret;
+        ret = OMPI_SUCCESS == ret ? window_agree(module, agree[0], 0 == agree[1], true, true) : ret;
     }
     set_path(module, NEWRMA_PATH_AM);
     ret = OMPI_SUCCESS == ret ? osc_newrma_am_window_init(module, base, size, disp_unit) : ret;

@@ -621,12 +621,51 @@ static void print_verbose(void *ctx, const char *line)
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "%s", line);
 }
 
-/* PSCW post notices an origin can hold before posters wait for it to drain
- * them: one per possible poster up to a cap, so memory stays O(n) per rank. */
-unsigned int osc_newrma_post_ring_slots(int nranks)
+void osc_newrma_shape_mine(const ompi_osc_newrma_module_t *module, osc_newrma_shape_t *shape)
 {
-    unsigned int cap = mca_osc_newrma_component.post_ring_slots;
-    return (unsigned int) nranks < cap ? (unsigned int) nranks : cap;
+    const ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+
+    *shape = (osc_newrma_shape_t) {
+        .lock_qnodes = c->lock_qnodes,
+        .acc_stripes = c->acc_stripes,
+        .ring_slots = c->post_ring_slots,
+        .fence_flat_ranks = c->fence_flat_ranks,
+        .no_locks = module->no_locks,
+        .noncontig = module->alloc_shared_noncontig,
+        .cacheline = c->cacheline,
+    };
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+    return a > b ? a : b;
+}
+
+/* Every value has one answer that keeps the window correct whatever each
+ * process was given: sizes and counts take the largest (more queue nodes,
+ * stripes, ring slots or a longer line never break anything, and every
+ * process then indexes the same way); the info keys that remove something
+ * (no_locks: the lock words; alloc_shared_noncontig: the contiguous array)
+ * remove it only if every process asked, since a process that did not ask
+ * may lock, or count on one contiguous array.  A pure function of the
+ * gathered records, so every process gets the same answer. */
+void osc_newrma_shape_agree(osc_newrma_shape_t *agreed, const osc_newrma_peer_input_t *peers, int nranks)
+{
+    *agreed = peers[0].shape;
+    for (int i = 1 ; i < nranks ; ++i) {
+        const osc_newrma_shape_t *s = &peers[i].shape;
+        agreed->lock_qnodes = max_u32(agreed->lock_qnodes, s->lock_qnodes);
+        agreed->acc_stripes = max_u32(agreed->acc_stripes, s->acc_stripes);
+        agreed->ring_slots = max_u32(agreed->ring_slots, s->ring_slots);
+        agreed->fence_flat_ranks = max_u32(agreed->fence_flat_ranks, s->fence_flat_ranks);
+        agreed->no_locks = agreed->no_locks && s->no_locks;
+        agreed->noncontig = agreed->noncontig && s->noncontig;
+        agreed->cacheline = agreed->cacheline > s->cacheline ? agreed->cacheline : s->cacheline;
+    }
+    /* the arrival words share the barrier line */
+    if (agreed->fence_flat_ranks > agreed->cacheline / sizeof(int64_t)) {
+        agreed->fence_flat_ranks = (uint32_t) (agreed->cacheline / sizeof(int64_t));
+    }
 }
 
 int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm,
@@ -641,12 +680,16 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
         .nranks = module->size,
         .flavor = module->flavor,
         .peers = peers,
-        .noncontig = module->alloc_shared_noncontig,
-        .no_locks = module->no_locks,
-        .qnodes = mca_osc_newrma_component.lock_qnodes,
-        .ring_slots = osc_newrma_post_ring_slots(module->size),
-        .acc_stripes = mca_osc_newrma_component.acc_stripes,
-        .cacheline = mca_osc_newrma_component.cacheline,
+        /* the agreed shape (node_window_init), never this process's own
+         * values: every process must compute the same offsets */
+        .noncontig = module->shape.noncontig,
+        .no_locks = module->shape.no_locks,
+        .qnodes = module->shape.lock_qnodes,
+        /* one post notice per possible poster up to the cap: O(n) per rank */
+        .ring_slots = (unsigned int) module->size < module->shape.ring_slots ? (unsigned int) module->size
+                                                                              : module->shape.ring_slots,
+        .acc_stripes = module->shape.acc_stripes,
+        .cacheline = module->shape.cacheline,
         .pagesize = pagesize,
     };
 

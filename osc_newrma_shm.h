@@ -152,6 +152,22 @@ enum {
     NEWRMA_GLOBAL_LINES
 };
 
+/* The values that shape a window's segment and protocols on the node path.
+ * Each process brings its own (its MCA values and info keys) in the
+ * creation's allgather, and the window uses the agreed ones
+ * (osc_newrma_shape_agree), so that every process computes the same layout
+ * and takes the same fence algorithm even when the processes were given
+ * different values. */
+typedef struct {
+    uint32_t lock_qnodes;            /* max: more queue nodes are always safe */
+    uint32_t acc_stripes;            /* max (powers of two, so still one) */
+    uint32_t ring_slots;             /* max of the caps on the post ring */
+    uint32_t fence_flat_ranks;       /* max, at most a line's worth of words */
+    uint32_t no_locks;               /* 1 only if every process said no_locks */
+    uint32_t noncontig;              /* 1 only if every process said alloc_shared_noncontig */
+    uint64_t cacheline;              /* max */
+} osc_newrma_shape_t;
+
 /* Sizes each process brings to the layout (gathered before the layout). */
 typedef struct {
     uint64_t size;
@@ -165,6 +181,7 @@ typedef struct {
     uint64_t segment_uses;      /* and how many windows it has served */
     int64_t single_copy_permille;   /* its single-copy speed in thousandths of memcpy's
                                      * (osc_newrma_node_policy_probe; -1: not measured) */
+    osc_newrma_shape_t shape;       /* what it was asked for; the window agrees on one */
 } osc_newrma_peer_input_t;
 
 /* What the layout depends on; identical in every process of the window. */
@@ -287,7 +304,10 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
                        void *ctx, int *vote);
 /* Unmap what osc_newrma_shm_map mapped. */
 void osc_newrma_shm_unmap(osc_newrma_mapping_t *mapping);
-unsigned int osc_newrma_post_ring_slots(int nranks);
+/* This process's own shape (its MCA values, the window's info keys), and
+ * the one every process of the window derives alike from all of them. */
+void osc_newrma_shape_mine(const struct ompi_osc_newrma_module_t *module, osc_newrma_shape_t *shape);
+void osc_newrma_shape_agree(osc_newrma_shape_t *agreed, const osc_newrma_peer_input_t *peers, int nranks);
 
 static inline osc_newrma_peer_info_t *osc_newrma_shm_peer(const osc_newrma_shm_t *shm, int rank)
 {

@@ -40,6 +40,7 @@
 #include "opal/class/opal_list.h"
 #include "opal/mca/shmem/base/base.h"
 #include "opal/sys/atomic.h"
+#include "opal/util/show_help.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/runtime/mpiruntime.h"
 
@@ -588,6 +589,53 @@ static void print_verbose(void *ctx, const char *line)
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "%s", line);
 }
 
+/* Node rank 0 writes the header before anyone else maps the segment (a
+ * fill of osc_newrma_shm_map): it is there for everyone when mapping
+ * returns. */
+static void segment_fill_header(void *ctx, char *base)
+{
+    const fifo_t *f = ctx;
+    osc_newrma_fifo_header_t *header = (osc_newrma_fifo_header_t *) (base + f->layout.header_offset);
+
+    header->magic = NEWRMA_FIFO_MAGIC;
+    header->total_size = f->layout.total_size;
+    header->nranks = f->local_size;
+    header->depth = f->layout.depth;
+    header->cell_size = f->layout.cell_size;
+    header->cacheline = (uint32_t) f->layout.cacheline;
+    header->thread_multiple = f->layout.backlog_in_rank != f->layout.dequeue_in_rank + sizeof(int64_t);
+}
+
+/* The layout every process uses: the one node rank 0 made, from its header
+ * (its osc_newrma_fifo_depth, fifo_fragment_size, cache line and thread
+ * level), not this process's own values, which may differ.  The same pure
+ * function of the same header in every process, so a header that does not
+ * describe the mapped segment fails every process alike. */
+static int segment_adopt_header(fifo_t *f)
+{
+    const osc_newrma_fifo_header_t *header = (const osc_newrma_fifo_header_t *) (f->base + f->layout.header_offset);
+    osc_newrma_fifo_params_t params = {
+        .nranks = header->nranks,
+        .depth = header->depth,
+        .cell_size = header->cell_size,
+        .cacheline = header->cacheline,
+        .thread_multiple = 0 != header->thread_multiple,
+    };
+    int ret = NEWRMA_FIFO_MAGIC == header->magic && header->nranks == f->local_size
+              && header->total_size <= f->mapping.size ? osc_newrma_fifo_layout(&f->layout, &params)
+                                                       : OMPI_ERR_BAD_PARAM;
+
+    if (OMPI_SUCCESS == ret && f->layout.total_size != header->total_size) {
+        ret = OMPI_ERR_BAD_PARAM;
+    }
+    if (OMPI_SUCCESS != ret && 0 == f->local_rank) {
+        opal_show_help("help-osc-newrma.txt", "fifo header mismatch", true, (unsigned long) header->magic,
+                       (int) header->nranks, f->local_size, header->depth, (unsigned long) header->cell_size,
+                       (unsigned long) header->total_size, (unsigned long) f->mapping.size);
+    }
+    return ret;
+}
+
 static int segment_init(fifo_t *f)
 {
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
@@ -606,21 +654,16 @@ static int segment_init(fifo_t *f)
     if (ompi_osc_base_framework.framework_verbose >= MCA_BASE_VERBOSE_DEBUG && 0 == f->local_rank) {
         osc_newrma_fifo_layout_print(&f->layout, f->local_size, print_verbose, NULL);
     }
-    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->mapping, &f->base, NULL, NULL, NULL);
+    /* only node rank 0's layout sizes and fills the file (the file starts
+     * zeroed: every ticket, position and stamp 0; nobody sends before
+     * window creation's closing barrier); the page-aligned mapping is
+     * aligned for any process's cache line */
+    ret = osc_newrma_shm_map(f->node_comm, f->layout.total_size, c->cacheline, &f->mapping, &f->base,
+                             segment_fill_header, f, NULL);
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    /* the file starts zeroed (every ticket, position and stamp 0); nobody
-     * sends before window creation's closing barrier */
-    if (0 == f->local_rank) {
-        osc_newrma_fifo_header_t *header = (osc_newrma_fifo_header_t *) (f->base + f->layout.header_offset);
-        header->magic = NEWRMA_FIFO_MAGIC;
-        header->total_size = f->layout.total_size;
-        header->nranks = f->local_size;
-        header->depth = f->layout.depth;
-        header->cell_size = f->layout.cell_size;
-    }
-    return OMPI_SUCCESS;
+    return segment_adopt_header(f);
 }
 
 static int state_init(fifo_t *f)

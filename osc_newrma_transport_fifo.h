@@ -46,7 +46,7 @@ BEGIN_C_DECLS
 struct ompi_osc_newrma_module_t;
 struct osc_newrma_fifo_t;
 
-#define NEWRMA_FIFO_MAGIC 0x6e657766696601ull   /* "newfif" + layout version 1 */
+#define NEWRMA_FIFO_MAGIC 0x6e657766696602ull   /* "newfif" + layout version 2 */
 
 /* The FIFO segment's header: written once by the node's first process
  * before any packet is sent, read-only afterwards (the RFC's "wrapper"). */
@@ -56,6 +56,8 @@ typedef struct {
     int32_t nranks;
     uint32_t depth;
     uint64_t cell_size;
+    uint32_t cacheline;
+    uint32_t thread_multiple;    /* owner words on lines of their own */
 } osc_newrma_fifo_header_t;
 
 /* The start of every cell; the packet's bytes (its 64-byte header first,
