@@ -8,8 +8,11 @@
  * $HEADER$
  */
 /*
- * osc/newrma: window creation for the four flavors, the choice of the
- * window's function table, shared_query, attach/detach and free.
+ * osc/newrma: window creation for the four flavors -- the exchange that
+ * makes every process agree on the path, the accumulate granularity and the
+ * segment's shape (osc_newrma_shape_agree in osc_newrma_shm.c) -- the
+ * choice of the window's function table, shared_query, attach/detach and
+ * free.
  *
  * The function table (mpich-adi-rma-function-table.txt) is the first member
  * of the module: Open MPI calls win->w_osc_module->osc_put(...), so copying

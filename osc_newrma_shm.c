@@ -8,11 +8,13 @@
  * $HEADER$
  */
 /*
- * osc/newrma: the node's shared segment of a window (layout, creation --
- * a name taken with O_EXCL, its space reserved so that a full backing
- * directory fails creation instead of faulting later -- mapping,
- * teardown); reuse of a freed one is osc_newrma_shm_reuse.c's, the waits
- * on what lives in it osc_newrma_wait.c's.
+ * osc/newrma: the node's shared segment of a window (the shape the
+ * window's processes agree on, layout, creation -- a name taken with
+ * O_EXCL, its space reserved so that a full backing directory fails
+ * creation instead of faulting later -- mapping, teardown); the allgather
+ * that carries each process's shape is osc_newrma_module.c's, reuse of a
+ * freed segment osc_newrma_shm_reuse.c's, the waits on what lives in it
+ * osc_newrma_wait.c's.
  *
  * Layout rules (ompi-rfc-fragmented-sm-allocations.txt):
  *  - one allocation per window per node, every region's offset and the exact

@@ -25,6 +25,11 @@
  * writers, and an empty queue costs the receiver one load of its next
  * cell's stamp, which stays in its cache until a producer fills it.
  *
+ * The segment's layout is node rank 0's: it writes its depth, cell size,
+ * cache line and thread level into the header before anyone else maps the
+ * segment, and every process lays the segment out from that header, not
+ * from its own MCA values (segment_adopt_header).
+ *
  * Everything here runs with the component's AM lock held: a process sends
  * and receives from one thread at a time, so one producer's fragments
  * enter a queue in order, and the per-window state needs no other lock.
