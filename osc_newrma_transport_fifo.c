@@ -608,7 +608,7 @@ static void segment_fill_header(void *ctx, char *base)
     header->depth = f->layout.depth;
     header->cell_size = f->layout.cell_size;
     header->cacheline = (uint32_t) f->layout.cacheline;
-    header->thread_multiple = f->layout.backlog_in_rank != f->layout.dequeue_in_rank + sizeof(int64_t);
+    header->thread_multiple = ompi_mpi_thread_multiple;   /* what segment_init laid out with */
 }
 
 /* The layout every process uses: the one node rank 0 made, from its header
