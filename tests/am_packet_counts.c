@@ -46,7 +46,9 @@
  * last put to each contacted rank and goes as a SYNC to the others, one ACK
  * each.  Scenarios 0 and 5 then expect exactly that (no exclusive lock is
  * held while their lock_alls run: a refused tried lock adds a round of
- * packets, docs/am-protocol.md).
+ * packets, docs/am-protocol.md).  Scenario 5 is exact while the operation
+ * pools hold its puts (k = P - 2 of them); with fewer elements (--mode
+ * minimum from 5 ranks) they go out early and SYNC and ACK are bounded.
  *
  * newrma-test: only-newrma np>=2 mca=osc_newrma_force_remote:1
  */
@@ -83,6 +85,7 @@ static MPI_T_pvar_session session = MPI_T_PVAR_SESSION_NULL;
 static MPI_T_pvar_handle handles[K_COUNT];
 static int exact_piggyback;   /* scenario 3 exact (see above) */
 static int window_protocol;   /* lock_all locks every rank at once (see below) */
+static long long op_pools;    /* operation elements a window can hold (local + global pool) */
 
 /* ---- MPI_T ------------------------------------------------------------- */
 
@@ -449,12 +452,20 @@ static void run_flavor(int flavor)
                  nprocs, o, rank == o ? "origin" : contacted ? "contacted target" : "uncontacted rank");
         memset(want, 0, sizeof(want));
         if (window_protocol) {
+            /* exact while the pools hold the k puts until unlock_all; with
+             * fewer elements the window issues what is queued and waits for
+             * it (a SYNC and its ACK per contacted target), and an UNLOCK
+             * may then travel alone: at most one SYNC more each */
+            int early = k > op_pools;
             if (rank == o) {
                 want[K_LOCK] = (unsigned long long) (nprocs - 1);
                 want[K_PUT] = (unsigned long long) k;
                 want[K_SYNC] = (unsigned long long) (nprocs - 1 - k);
+                if (early && d[K_SYNC] >= want[K_SYNC] && d[K_SYNC] <= (unsigned long long) (nprocs - 1 + k))
+                    want[K_SYNC] = d[K_SYNC];
             } else {
                 want[K_GRANT] = want[K_ACK] = 1;
+                if (early && contacted && d[K_ACK] <= 2) want[K_ACK] = d[K_ACK];
             }
         } else if (rank == o) {
             CHECK(d[K_LOCK] <= (unsigned long long) k, "%s: %llu lock packets for %d targets", what, d[K_LOCK], k);
@@ -558,6 +569,7 @@ int main(int argc, char **argv)
     {
         long long threshold = cvar_value("osc_newrma_piggyback_threshold");
         long long pool = cvar_value("osc_newrma_op_pool_local");
+        op_pools = pool + cvar_value("osc_newrma_op_pool_global");
         long long targets = cvar_value("osc_newrma_target_pool_local") + cvar_value("osc_newrma_target_pool_global");
         exact_piggyback = threshold >= NPUTS && pool > NPUTS;
         window_protocol = targets < nprocs;
