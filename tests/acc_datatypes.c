@@ -719,36 +719,33 @@ static void expected_final(int c, int tgt, int e, void *out)
  * (any order that places it later sees the same values); otherwise each
  * candidate is tried in turn.  Polynomial unless contributions cancel out
  * (e.g. +x then -x), at any rank count. */
+/* next = acc (op) origin o's contribution to element e of case c */
+static void with_contribution(int c, int e, int o, const void *acc, void *next)
+{
+    const dtype_t *t = &types[cases[c].type];
+    _Alignas(32) char in[MAXEXT];
+    memset(in, 0, sizeof(in));
+    t->gen(in, cases[c].op, ROLE_ORIG, o, c, e);
+    memcpy(next, acc, MAXEXT);
+    t->apply(cases[c].op, in, next);
+}
+
 static int order_from(int c, int e, const char *fetched, char *done, const void *acc, int placed)
 {
     const dtype_t *t = &types[cases[c].type];
-    int op = cases[c].op;
-    _Alignas(32) char in[MAXEXT], next[MAXEXT];
+    _Alignas(32) char next[MAXEXT];
     if (placed == size) return 1;
-    for (int o = 0; o < size; ++o) {
-        if (done[o] || !t->eq(fetched + (size_t) o * MAXEXT, acc)) continue;
-        memset(in, 0, sizeof(in));
-        t->gen(in, op, ROLE_ORIG, o, c, e);
-        memcpy(next, acc, MAXEXT);
-        t->apply(op, in, next);
-        if (t->eq(next, acc)) {
+    /* pass 0: an origin that leaves acc as it is; pass 1: every candidate */
+    for (int pass = 0; pass < 2; ++pass)
+        for (int o = 0; o < size; ++o) {
+            if (done[o] || !t->eq(fetched + (size_t) o * MAXEXT, acc)) continue;
+            with_contribution(c, e, o, acc, next);
+            if (0 == pass && !t->eq(next, acc)) continue;
             done[o] = 1;
             int ok = order_from(c, e, fetched, done, next, placed + 1);
             done[o] = 0;
-            return ok;
+            if (ok || 0 == pass) return ok;
         }
-    }
-    for (int o = 0; o < size; ++o) {
-        if (done[o] || !t->eq(fetched + (size_t) o * MAXEXT, acc)) continue;
-        memset(in, 0, sizeof(in));
-        t->gen(in, op, ROLE_ORIG, o, c, e);
-        memcpy(next, acc, MAXEXT);
-        t->apply(op, in, next);
-        done[o] = 1;
-        int ok = order_from(c, e, fetched, done, next, placed + 1);
-        done[o] = 0;
-        if (ok) return 1;
-    }
     return 0;
 }
 
