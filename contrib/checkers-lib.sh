@@ -53,11 +53,16 @@ checker_runnable() {
     ! grep -q 'newrma-test:.*\(links-component\|helper\)' "$top/tests/$1.c"
 }
 
-# checker_runs_at NAME NP: the test's "np=" list (if any) has NP.
+# checker_runs_at NAME NP: NP is within the test's "np>=MIN", "np<=MAX" and
+# "np=A,B" list, those it has (tests/run.sh reads them the same way).
 checker_runs_at() {
-    local meta
+    local meta min max
     meta=$(sed -n 's/.*newrma-test:.*np=\([0-9,]*\).*/\1/p' "$top/tests/$1.c" | head -1)
+    min=$(sed -n 's/.*newrma-test:.*np>=\([0-9]*\).*/\1/p' "$top/tests/$1.c" | head -1)
+    max=$(sed -n 's/.*newrma-test:.*np<=\([0-9]*\).*/\1/p' "$top/tests/$1.c" | head -1)
     [ -z "$meta" ] || case ",$meta,"  in *",$2,"*) ;; *) return 1 ;; esac
+    [ -z "$min" ] || [ "$2" -ge "$min" ] || return 1
+    [ -z "$max" ] || [ "$2" -le "$max" ] || return 1
 }
 
 # checker_mpirun_args NAME MODE: the mode's mpirun arguments and the test's

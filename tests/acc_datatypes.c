@@ -27,8 +27,9 @@
  *     hold, unsigned values with the top bit set, signed minima/maxima);
  *   - with MPI_REPLACE the final value is exactly one rank's contribution
  *     (all of the element from the same rank);
- *   - a fetched value is init (op) the contributions of some subset of the
- *     other ranks (every subset is tried: at most 8);
+ *   - the values every origin fetched from one element are init (op) the
+ *     contributions of the origins before it, in one order of the origins
+ *     (checked at the target, with every origin's value; at any rank count);
  *   - MPI_NO_OP returns init and changes nothing;
  *   - bytes that are no element's data (guards between cases, the padding
  *     of the pair types) keep their sentinel.
@@ -317,7 +318,8 @@ typedef struct {
         case OP_SUM:                                                                                  \
             if (ROLE_INIT == role) {                                                                  \
                 re = (R) (BIG) * (R) (e + 1) + (R) 0.5 * (R) (c % 7) + (R) who;                        \
-                im = -(R) (BIG) * (R) (who + 1) + (R) 0.5 * (R) e;                                    \
+                /* BIG times a small integer: exact with halves at any rank count */                \
+                im = -(R) (BIG) * (R) (who % 3 + 1) + (R) 0.5 * (R) e;                                \
             } else {                                                                                  \
                 re = (R) 0.5 * (R) (who + 1 + e) * (R) ((who + e) % 2 ? -1 : 1);                       \
                 im = (R) 0.5 * (R) (who + 2) - (R) e;                                                 \
@@ -708,29 +710,58 @@ static void expected_final(int c, int tgt, int e, void *out)
     }
 }
 
-/* Is `v` what init op (the contributions of some set of ranks in `mask`) gives? */
-static int is_partial_fold(int c, int tgt, int e, unsigned mask, const void *v)
+/* The fetched values of element e of case c at this rank, one per origin
+ * (fetched[o], MAXEXT bytes apart): each origin's operation is atomic, so
+ * they come in some order, and origin o fetched init (op) the
+ * contributions of the origins before it.  Search that order: `done` marks
+ * the origins placed, `acc` is init (op) theirs.  An origin whose value is
+ * `acc` and whose contribution leaves `acc` as it is can be placed at once
+ * (any order that places it later sees the same values); otherwise each
+ * candidate is tried in turn.  Polynomial unless contributions cancel out
+ * (e.g. +x then -x), at any rank count. */
+/* next = acc (op) origin o's contribution to element e of case c */
+static void with_contribution(int c, int e, int o, const void *acc, void *next)
 {
     const dtype_t *t = &types[cases[c].type];
-    int op = cases[c].op;
-    _Alignas(32) char acc[MAXEXT], in[MAXEXT];
-    for (unsigned sub = 0; sub < (1u << size); ++sub) {
-        if (sub & ~mask) continue;
-        memset(acc, 0, sizeof(acc));
-        t->gen(acc, op, ROLE_INIT, tgt, c, e);
-        for (int r = 0; r < size; ++r) {
-            if (!(sub & (1u << r))) continue;
-            memset(in, 0, sizeof(in));
-            t->gen(in, op, ROLE_ORIG, r, c, e);
-            t->apply(op, in, acc);
+    _Alignas(32) char in[MAXEXT];
+    memset(in, 0, sizeof(in));
+    t->gen(in, cases[c].op, ROLE_ORIG, o, c, e);
+    memcpy(next, acc, MAXEXT);
+    t->apply(cases[c].op, in, next);
+}
+
+static int order_from(int c, int e, const char *fetched, char *done, const void *acc, int placed)
+{
+    const dtype_t *t = &types[cases[c].type];
+    _Alignas(32) char next[MAXEXT];
+    if (placed == size) return 1;
+    /* pass 0: an origin that leaves acc as it is; pass 1: every candidate */
+    for (int pass = 0; pass < 2; ++pass)
+        for (int o = 0; o < size; ++o) {
+            if (done[o] || !t->eq(fetched + (size_t) o * MAXEXT, acc)) continue;
+            with_contribution(c, e, o, acc, next);
+            if (0 == pass && !t->eq(next, acc)) continue;
+            done[o] = 1;
+            int ok = order_from(c, e, fetched, done, next, placed + 1);
+            done[o] = 0;
+            if (ok || 0 == pass) return ok;
         }
-        if (t->eq(acc, v)) return 1;
-    }
     return 0;
 }
 
-/* Is `v` one rank's contribution (MPI_REPLACE), or init if allowed? */
-static int is_one_of(int c, int tgt, int e, unsigned mask, int init_ok, const void *v)
+static int is_one_order(int c, int e, const char *fetched)
+{
+    _Alignas(32) char acc[MAXEXT];
+    char *done = calloc((size_t) size, 1);
+    memset(acc, 0, sizeof(acc));
+    types[cases[c].type].gen(acc, cases[c].op, ROLE_INIT, rank, c, e);
+    int ok = order_from(c, e, fetched, done, acc, 0);
+    free(done);
+    return ok;
+}
+
+/* Is `v` one rank's contribution but `exclude`'s (MPI_REPLACE), or init if allowed? */
+static int is_one_of(int c, int tgt, int e, int exclude, int init_ok, const void *v)
 {
     const dtype_t *t = &types[cases[c].type];
     _Alignas(32) char x[MAXEXT];
@@ -740,7 +771,7 @@ static int is_one_of(int c, int tgt, int e, unsigned mask, int init_ok, const vo
         if (t->eq(x, v)) return 1;
     }
     for (int r = 0; r < size; ++r) {
-        if (!(mask & (1u << r))) continue;
+        if (r == exclude) continue;
         memset(x, 0, sizeof(x));
         t->gen(x, OP_REPLACE, ROLE_ORIG, r, c, e);
         if (t->eq(x, v)) return 1;
@@ -859,7 +890,6 @@ static void sweep(int flavor, int sync, char *origin, char *result)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* this rank's window */
-    unsigned all = (1u << size) - 1;
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
     for (int c = 0; c < ncases; ++c) {
         const dtype_t *t = &types[cases[c].type];
@@ -868,7 +898,7 @@ static void sweep(int flavor, int sync, char *origin, char *result)
             char *got = ELEM(mem, c, e);
             int ok;
             if (OP_REPLACE == op) {
-                ok = is_one_of(c, rank, e, all, 0, got);
+                ok = is_one_of(c, rank, e, -1, 0, got);
             } else {
                 expected_final(c, rank, e, want);
                 ok = t->eq(want, got);
@@ -899,7 +929,6 @@ static void sweep(int flavor, int sync, char *origin, char *result)
             const dtype_t *t = &types[cases[c].type];
             int op = cases[c].op;
             char *res = result + ((size_t) tgt * ncases + c) * STRIDE;
-            unsigned others = all & ~(1u << rank);
             for (int e = OP_NO_OP == op ? 0 : K; e < ELEMS; ++e) {
                 char *got = res + e * t->ext;
                 int ok;
@@ -908,20 +937,40 @@ static void sweep(int flavor, int sync, char *origin, char *result)
                     t->gen(want, op, ROLE_INIT, tgt, c, e);
                     ok = t->eq(want, got);
                 } else if (OP_REPLACE == op) {
-                    ok = is_one_of(c, tgt, e, others, 1, got);
+                    ok = is_one_of(c, tgt, e, rank, 1, got);
                 } else {
-                    ok = is_partial_fold(c, tgt, e, others, got);
+                    continue;   /* checked at the target, with every origin's value */
                 }
                 if (!ok) {
                     t->show(got, s1, sizeof(s1));
                     if (OP_NO_OP == op) t->show(want, s2, sizeof(s2));
-                    else snprintf(s2, sizeof(s2), "initial value combined with some other ranks' values");
+                    else snprintf(s2, sizeof(s2), "the initial value or another rank's value");
                     fail(flavor, sync, &cases[c], "value fetched from rank %d element %d is %s, expected %s", tgt,
                          e, s1, s2);
                 }
             }
         }
     }
+
+    /* what every origin fetched from this rank's fetch_and_op / get_accumulate
+     * element: init (op) the contributions of the origins before it, in one order */
+    const size_t block = (size_t) ncases * STRIDE;
+    char *from = malloc((size_t) size * block), *fetched = malloc((size_t) size * MAXEXT);
+    MPI_Alltoall(result, (int) block, MPI_BYTE, from, (int) block, MPI_BYTE, MPI_COMM_WORLD);
+    for (int c = 0; c < ncases; ++c) {
+        const dtype_t *t = &types[cases[c].type];
+        if (OP_NO_OP == cases[c].op || OP_REPLACE == cases[c].op) continue;
+        for (int o = 0; o < size; ++o)
+            memcpy(fetched + (size_t) o * MAXEXT, from + (size_t) o * block + (size_t) c * STRIDE + K * t->ext,
+                   MAXEXT);
+        if (!is_one_order(c, K, fetched)) {
+            t->show(fetched, s1, sizeof(s1));
+            fail(flavor, sync, &cases[c], "the values the origins fetched from element %d (origin 0: %s, ...) are "
+                 "no order of their operations: each must be the initial value combined with those before it", K, s1);
+        }
+    }
+    free(from);
+    free(fetched);
     test_win_free(&tw);
 }
 

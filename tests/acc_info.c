@@ -139,7 +139,7 @@ static void reported(int flavor)
 
 /* ---- 2. contention --------------------------------------------------------- */
 
-#define NE 1100       /* elements per target */
+#define NE 1100       /* elements per target at up to 4 ranks */
 #define ROUNDS 24
 #define RANGE_MAX 64
 #define VEC 32        /* elements of one interleaved vector accumulate */
@@ -149,7 +149,11 @@ static void reported(int flavor)
 static int range_start(int r, int t, int k) { return (k * 97 + r * 41 + t * 13) % (NE - RANGE_MAX); }
 static int range_len(int r, int k) { return 1 + (k * 5 + r * 3) % RANGE_MAX; }
 static int range_value(int r, int i, int k) { return (r + 1) * 100 + (k % 7) * 10 + i % 5; }
-static int vec_start(int r, int t, int k) { return (k * 29 + t * 7) % (NE - VEC * 4) + r; }   /* stride size <= 4 */
+static int vec_start(int r, int t, int k) { return (k * 29 + t * 7) % (NE - VEC * 4) + r; }
+/* Elements per target: a vector's last element is at vec_start + (VEC - 1) * size,
+ * so the window grows by VEC elements per rank beyond 4 (the same ranges and
+ * vectors as before at up to 4 ranks). */
+static int elems(void) { return NE + (size > 4 ? VEC * (size - 4) : 0); }
 static int vec_value(int r, int j) { return (r + 1) * 1000 + j; }
 
 typedef enum { ELEM_INT64, ELEM_LDOUBLE } elem_t;
@@ -165,7 +169,8 @@ static void contention(int flavor, elem_t elem, const config_t *c)
     unsigned char origin[RANGE_MAX * 16], result[RANGE_MAX * 16];
     MPI_Datatype vec;
 
-    test_win_create(&tw, flavor, (size_t) NE * (size_t) esz, esz, info, MPI_COMM_WORLD);
+    const int ne = elems();
+    test_win_create(&tw, flavor, (size_t) ne * (size_t) esz, esz, info, MPI_COMM_WORLD);
     if (MPI_INFO_NULL != info) MPI_Info_free(&info);
     MPI_OK(MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN));
     MPI_Type_vector(VEC, 1, size, dt, &vec);
@@ -206,7 +211,7 @@ static void contention(int flavor, elem_t elem, const config_t *c)
     MPI_Barrier(MPI_COMM_WORLD);
 
     /* what this rank's memory must hold */
-    int64_t *expect = calloc(NE, sizeof(int64_t));
+    int64_t *expect = calloc((size_t) ne, sizeof(int64_t));
     for (int r = 0; r < size; ++r)
         for (int k = 0; k < ROUNDS; ++k) {
             int start = range_start(r, rank, k), len = range_len(r, k);
@@ -216,7 +221,7 @@ static void contention(int flavor, elem_t elem, const config_t *c)
         }
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw.win));
     int bad = 0;
-    for (int e = 0; e < NE; ++e) {
+    for (int e = 0; e < ne; ++e) {
         long double got = ELEM_INT64 == elem ? (long double) ((int64_t *) tw.mem)[e] : ((long double *) tw.mem)[e];
         if (got != (long double) expect[e] && bad++ < 5)
             CHECK(0, "%s %s, %s: element %d at rank %d is %.0Lf, expected %lld", fl, ename, c->name, e, rank, got,

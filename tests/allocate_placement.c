@@ -31,7 +31,7 @@
  * memory is not in a node segment: the placement is not checked there (a
  * note says so), the values are.
  *
- * newrma-test: only-newrma np=1,2,3,4
+ * newrma-test: only-newrma np>=1
  */
 #include "common.h"
 

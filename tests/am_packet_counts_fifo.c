@@ -14,6 +14,6 @@
  * windows.  The osc_newrma_packets_<kind> counters count a FIFO packet once,
  * however many fragments it takes.
  *
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_am:1
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_force_am:1
  */
 #include "am_packet_counts.c"

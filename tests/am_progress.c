@@ -36,7 +36,7 @@
  * origins stuck: a watchdog then ends the process with a message naming the
  * phase instead of hanging until the harness's timeout.
  *
- * newrma-test: np=2,3,4 mca=osc_newrma_force_remote:1
+ * newrma-test: np>=2 mca=osc_newrma_force_remote:1
  */
 #include "common.h"
 

@@ -30,7 +30,7 @@
  * happens.  After the loop rank 0 checks exact values: C == A == F == the
  * number of epochs, every record the origin's last value, every flag DONE.
  *
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_remote:1,osc_newrma_progress_thread:1
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_force_remote:1,osc_newrma_progress_thread:1
  */
 #include "common.h"
 

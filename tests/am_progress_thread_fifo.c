@@ -13,6 +13,6 @@
  * (osc_newrma_force_am: the MPI_Win_create windows take the active-message
  * path over FIFOs; no UCX at all on one node).
  *
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_am:1,osc_newrma_progress_thread:1
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_force_am:1,osc_newrma_progress_thread:1
  */
 #include "am_progress_thread.c"

@@ -33,7 +33,7 @@
  * the first; once one has timed out, later variants wait AFTER_TIMEOUT_S,
  * so that the run ends within the harness's limit).
  *
- * newrma-test: np=2,3,4
+ * newrma-test: np>=2
  */
 #include "common.h"
 

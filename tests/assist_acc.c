@@ -29,7 +29,7 @@
  * Phase 2 on the active-message path (forced remote, or FIFOs) needs newrma's
  * progress thread, which the test turns on.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_progress_thread:1,osc_newrma_assist_oversubscribed:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_progress_thread:1,osc_newrma_assist_oversubscribed:1
  */
 #include "common.h"
 

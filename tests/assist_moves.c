@@ -21,7 +21,7 @@
  * single-copy; it leaves its loop when every origin's "done" accumulate has
  * arrived).  Each origin owns a slice of rank 0's window.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_progress_thread:1,osc_newrma_assist_oversubscribed:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_progress_thread:1,osc_newrma_assist_oversubscribed:1
  */
 #include "common.h"
 

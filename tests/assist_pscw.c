@@ -36,7 +36,7 @@
  *    (MPI_T osc_newrma_assist_left), at every rank count: these hand-offs
  *    wait for nobody, so they stay when ranks outnumber cores.
  *
- * newrma-test: np=2,3,4 only-newrma
+ * newrma-test: np>=2 only-newrma
  */
 #include "common.h"
 

@@ -31,7 +31,7 @@
  *    osc_newrma_assisted_ops) and, from the computing rounds, some
  *    withdrawn (osc_newrma_assist_withdrawn), at every rank count.
  *
- * newrma-test: np=2,3,4 only-newrma
+ * newrma-test: np>=2 only-newrma
  */
 #include "common.h"
 

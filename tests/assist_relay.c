@@ -22,7 +22,7 @@
  * elements out of the slots): required at least once each with a core per
  * rank, every sum and old value checked.  Shared copies are off.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
  */
 #define ASSIST_NAME "assist_relay"
 #define ASSIST_COUNTER "osc_newrma_relayed_bytes"

@@ -42,7 +42,7 @@
  * take the large puts and gets through shared slots instead.
  * tests/assist_relay.c runs this file for relays (ASSIST_* below).
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0
  */
 #include "common.h"
 

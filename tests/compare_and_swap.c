@@ -27,7 +27,10 @@
  *    unaligned offsets, resp. int32 at offsets 2 mod 4) next to the other
  *    ranks' elements, which they change concurrently the same way; every CAS
  *    must find exactly the value this rank left, and untouched sentinel
- *    elements keep their values.
+ *    elements keep their values.  The arrays are sized by the rank count.
+ * Any count from 1 up to 255 ranks: the 8-bit election stores rank + 1 in
+ * one byte.
+ * newrma-test: np<=255
  */
 #include "common.h"
 
@@ -398,7 +401,8 @@ static void spin_lock(int flavor, MPI_Datatype lock_dt, const char *lname)
 /* ---- 4. neighbours ------------------------------------------------------- */
 
 #define NB_ROUNDS 150
-#define NB_ELEMS 8   /* per array: element r belongs to rank r, the rest are sentinels */
+#define NB_SENTINELS 4   /* per array: element r < size belongs to rank r, then this many sentinels */
+#define NB_GAP 8         /* sentinel bytes between the arrays */
 
 typedef struct {
     const char *name;
@@ -409,31 +413,40 @@ typedef struct {
 
 static uint64_t nb_init(const nb_array_t *a, int e)
 {
-    /* every byte nonzero and distinct per element */
+    /* every byte nonzero, distinct between neighbouring elements */
     uint64_t v = 0;
-    for (int b = 0; b < a->bytes; ++b) v |= (uint64_t) (0x11 * (e + 1) + 0x40 * b) << (8 * b);
+    for (int b = 0; b < a->bytes; ++b) {
+        uint8_t byte = (uint8_t) (0x11 * (e + 1) + 0x40 * b);
+        v |= (uint64_t) (0 == byte ? 0x01 : byte) << (8 * b);
+    }
     return v & (a->bytes == 8 ? ~0ull : ((1ull << (8 * a->bytes)) - 1));
 }
 
 static void neighbours(int flavor)
 {
     const char *fl = flavor_names[flavor];
+    /* the arrays grow with the job, one after the other with sentinel bytes
+     * between them: no two ranks' elements overlap at any count */
+    const int nb_elems = size + NB_SENTINELS;
+    const int off16 = (nb_elems + NB_GAP) | 1;                         /* odd */
+    const int off32 = ((off16 + 2 * nb_elems + NB_GAP + 3) & ~3) + 2;  /* 2 mod 4 */
+    const int nb_bytes = off32 + 4 * nb_elems + NB_GAP;
     const nb_array_t arrays[3] = {
         { "uint8", MPI_UINT8_T, 1, 0 },
-        { "uint16 (odd offsets)", MPI_UINT16_T, 2, 17 },
-        { "int32 (offsets 2 mod 4)", MPI_INT32_T, 4, 42 },
+        { "uint16 (odd offsets)", MPI_UINT16_T, 2, off16 },
+        { "int32 (offsets 2 mod 4)", MPI_INT32_T, 4, off32 },
     };
     test_win_t tw;
     int misses = 0;
 
-    test_win_create(&tw, flavor, 128, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    test_win_create(&tw, flavor, (size_t) nb_bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
     MPI_OK(MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN));
     unsigned char *mem = tw.mem;
     if (0 == rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw.win));
-        memset(mem, 0xa5, 128);
+        memset(mem, 0xa5, (size_t) nb_bytes);
         for (int a = 0; a < 3; ++a)
-            for (int e = 0; e < NB_ELEMS; ++e) {
+            for (int e = 0; e < nb_elems; ++e) {
                 uint64_t v = nb_init(&arrays[a], e);
                 memcpy(mem + arrays[a].offset + e * arrays[a].bytes, &v, (size_t) arrays[a].bytes);
             }
@@ -463,17 +476,18 @@ static void neighbours(int flavor)
     MPI_Barrier(MPI_COMM_WORLD);
     if (0 == rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw.win));
-        unsigned char expect[128];
-        memset(expect, 0xa5, 128);
+        unsigned char *expect = malloc((size_t) nb_bytes);
+        memset(expect, 0xa5, (size_t) nb_bytes);
         for (int a = 0; a < 3; ++a)
-            for (int e = 0; e < NB_ELEMS; ++e) {
+            for (int e = 0; e < nb_elems; ++e) {
                 uint64_t v = nb_init(&arrays[a], e) + (e < size ? NB_ROUNDS : 0);
                 memcpy(expect + arrays[a].offset + e * arrays[a].bytes, &v, (size_t) arrays[a].bytes);
             }
-        for (int b = 0; b < 128; ++b)
+        for (int b = 0; b < nb_bytes; ++b)
             CHECK(mem[b] == expect[b], "%s neighbours: window byte %d is 0x%02x, expected 0x%02x", fl, b, mem[b],
                   expect[b]);
         MPI_OK(MPI_Win_unlock(0, tw.win));
+        free(expect);
     }
     test_win_free(&tw);
 }

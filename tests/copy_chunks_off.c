@@ -10,6 +10,6 @@
 /*
  * tests/copy_chunks.c with pieces switched off (osc_newrma_copy_chunk_bytes
  * 0): every payload is one memcpy, whatever its length.
- * newrma-test: np=2,3 only-newrma mca=osc_newrma_copy_chunk_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_copy_chunk_bytes:0
  */
 #include "copy_chunks.c"

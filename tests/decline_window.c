@@ -18,7 +18,7 @@
  * then they must be served, and work -- and the same with
  * osc_newrma_force_am, where they take that path over the node's FIFOs.
  *
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_use_cma:0
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_use_cma:0
  */
 #include "common.h"
 

@@ -30,7 +30,7 @@
  * every byte of its window.  Nothing may be lost, duplicated, reordered
  * within a region, or corrupted, and nothing may hang.
  *
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_am:1,osc_newrma_fifo_depth:2
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_force_am:1,osc_newrma_fifo_depth:2
  */
 #include "common.h"
 

@@ -24,7 +24,7 @@
  *
  * Every flavor but shared, every mode (tests/run.sh).
  *
- * newrma-test: np=2,3,4
+ * newrma-test: np>=2
  */
 #include "common.h"
 

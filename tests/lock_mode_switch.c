@@ -30,7 +30,7 @@
  * The other ranks take part in the collectives only.  A watchdog turns a
  * deadlock into a failure.
  *
- * newrma-test: np=2,3,4
+ * newrma-test: np>=2
  */
 #include "common.h"
 

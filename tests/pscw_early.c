@@ -28,8 +28,9 @@
  *    at once, some epochs empty.
  * Every window flavor.  tests/pscw_early_off.c runs the same schedules with
  * early answers off (osc_newrma_pscw_early_answers 0); the minimum mode
- * allows one post ahead, the default 16.
- * newrma-test: np=2,3,4
+ * allows one post ahead, the default 16.  Any rank count from 2 up (groups
+ * are built by membership, not bit masks).
+ * newrma-test: np>=2
  */
 #include "common.h"
 
@@ -41,16 +42,39 @@
 
 static int rank, size;
 
-/* the post group of round r at rank 0, as a bit mask of origins */
-static unsigned int group_mask(int r)
+/* The groups the test uses, by kind (no bit masks: any rank count). */
+typedef enum {
+    G_ORIGINS,       /* every rank but 0 */
+    G_ONE,           /* origin 1 alone */
+    G_NOT_ONE,       /* every origin but 1 */
+    G_ONE_THREE,     /* origins 1 and 3 */
+    G_ZERO,          /* the target, rank 0 */
+    G_OTHERS,        /* every rank but this one */
+    G_KINDS
+} group_kind_t;
+
+static int member(group_kind_t kind, int i)
 {
-    unsigned int all = ((1u << size) - 1) & ~1u;
+    switch (kind) {
+    case G_ORIGINS: return 0 != i;
+    case G_ONE: return 1 == i;
+    case G_NOT_ONE: return 0 != i && 1 != i;
+    case G_ONE_THREE: return 1 == i || 3 == i;
+    case G_ZERO: return 0 == i;
+    default: return rank != i;
+    }
+}
+
+/* the post group of round r at rank 0; a group that would be the same
+ * ranks as G_ORIGINS is G_ORIGINS (the same handle) */
+static group_kind_t group_kind(int r)
+{
     switch ((r / 3) % 5) {
-    case 0: return all;                              /* the same group, epoch after epoch */
-    case 1: return 2u;                               /* origin 1 alone */
-    case 2: return size > 2 ? all & ~2u : all;       /* everyone but origin 1 */
-    case 3: return all;
-    default: return size > 3 ? 2u | 8u : all;        /* origins 1 and 3 */
+    case 0: return G_ORIGINS;                        /* the same group, epoch after epoch */
+    case 1: return G_ONE;                            /* origin 1 alone */
+    case 2: return size > 2 ? G_NOT_ONE : G_ORIGINS; /* everyone but origin 1 */
+    case 3: return G_ORIGINS;
+    default: return size > 3 ? G_ONE_THREE : G_ORIGINS;   /* origins 1 and 3 */
     }
 }
 
@@ -64,19 +88,20 @@ static int64_t value(int r, int origin, int target)
     return (int64_t) r * 1000003 + origin * 1009 + target + 1;
 }
 
-/* MPI groups of the window, one per mask, kept so that the same mask is
+/* MPI groups of the window, one per kind, kept so that the same kind is
  * the same group handle (a repost to it re-arms the box) */
-static MPI_Group groups[64];
+static MPI_Group groups[G_KINDS];
 
-static MPI_Group group_of(MPI_Group wgroup, unsigned int mask)
+static MPI_Group group_of(MPI_Group wgroup, group_kind_t kind)
 {
-    if (MPI_GROUP_NULL == groups[mask]) {
-        int ranks[8], n = 0;
+    if (MPI_GROUP_NULL == groups[kind]) {
+        int *ranks = malloc((size_t) size * sizeof *ranks), n = 0;
         for (int i = 0; i < size; ++i)
-            if (mask & (1u << i)) ranks[n++] = i;
-        MPI_Group_incl(wgroup, n, ranks, &groups[mask]);
+            if (member(kind, i)) ranks[n++] = i;
+        MPI_Group_incl(wgroup, n, ranks, &groups[kind]);
+        free(ranks);
     }
-    return groups[mask];
+    return groups[kind];
 }
 
 /* After its wait for round r the target holds, from every origin, exactly
@@ -86,20 +111,20 @@ static MPI_Group group_of(MPI_Group wgroup, unsigned int mask)
  * sees it), one counted for a later post as a value from the future. */
 static void one_target(test_win_t *tw, MPI_Group wgroup)
 {
-    int64_t *mem = tw->mem, src, last[8] = { 0 };
-    MPI_Group zero = group_of(wgroup, 1u);
+    int64_t *mem = tw->mem, src, *last = calloc((size_t) size, sizeof *last);
+    MPI_Group zero = group_of(wgroup, G_ZERO);
 
     for (int r = 0; r < ROUNDS; ++r) {
-        unsigned int mask = group_mask(r);
+        group_kind_t kind = group_kind(r);
         if (0 == rank) {
-            MPI_OK(MPI_Win_post(group_of(wgroup, mask), 0, tw->win));
+            MPI_OK(MPI_Win_post(group_of(wgroup, kind), 0, tw->win));
             MPI_OK(MPI_Win_wait(tw->win));
             for (int o = 1; o < size; ++o) {
-                if ((mask & (1u << o)) && !empty_epoch(r, o)) last[o] = value(r, o, 0);
+                if (member(kind, o) && !empty_epoch(r, o)) last[o] = value(r, o, 0);
                 CHECK(mem[o] == last[o], "%s round %d: origin %d's word is %lld, expected %lld",
                       flavor_names[tw->flavor], r, o, (long long) mem[o], (long long) last[o]);
             }
-        } else if (mask & (1u << rank)) {
+        } else if (member(kind, rank)) {
             MPI_OK(MPI_Win_start(zero, 0, tw->win));
             if (!empty_epoch(r, rank)) {
                 if (0 == r % 7) test_compute_us(20);
@@ -109,12 +134,13 @@ static void one_target(test_win_t *tw, MPI_Group wgroup)
             MPI_OK(MPI_Win_complete(tw->win));
         }
     }
+    free(last);
 }
 
 static void all_to_all(test_win_t *tw, MPI_Group wgroup)
 {
-    int64_t *mem = tw->mem, src[8], last[8] = { 0 };
-    MPI_Group others = group_of(wgroup, ((1u << size) - 1) & ~(1u << rank));
+    int64_t *mem = tw->mem, *src = calloc((size_t) size, sizeof *src), *last = calloc((size_t) size, sizeof *last);
+    MPI_Group others = group_of(wgroup, G_OTHERS);
 
     for (int r = 0; r < ALL_ROUNDS; ++r) {
         MPI_OK(MPI_Win_post(others, 0, tw->win));
@@ -137,6 +163,8 @@ static void all_to_all(test_win_t *tw, MPI_Group wgroup)
                   flavor_names[tw->flavor], r, o, (long long) mem[size + o], (long long) last[o]);
         }
     }
+    free(src);
+    free(last);
 }
 
 int main(int argc, char **argv)
@@ -151,11 +179,11 @@ int main(int argc, char **argv)
         test_win_create(&tw, flavor, 2 * (size_t) size * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
         MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
         MPI_OK(MPI_Win_get_group(tw.win, &wgroup));
-        for (int i = 0; i < 64; ++i) groups[i] = MPI_GROUP_NULL;
+        for (int i = 0; i < G_KINDS; ++i) groups[i] = MPI_GROUP_NULL;
         one_target(&tw, wgroup);
         MPI_Barrier(MPI_COMM_WORLD);
         all_to_all(&tw, wgroup);
-        for (int i = 0; i < 64; ++i)
+        for (int i = 0; i < G_KINDS; ++i)
             if (MPI_GROUP_NULL != groups[i]) MPI_Group_free(&groups[i]);
         MPI_Group_free(&wgroup);
         test_win_free(&tw);

@@ -12,7 +12,7 @@
  * waits for its post, and the same schedules (groups changing, empty
  * epochs, exact values after every wait) hold.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_pscw_early_answers:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_pscw_early_answers:0
  */
 #define PSCW_EARLY_NAME "pscw_early_off"
 #include "pscw_early.c"

@@ -11,8 +11,9 @@
  * PSCW posts published in the target's post box and posts through the
  * origins' rings, mixed in one window (docs/rationale.md, "PSCW").  With
  * the default osc_newrma_post_box_origins (6) every post of this test at up
- * to 4 ranks takes the box; in the minimum mode (1) posts to one origin take
- * the box and larger ones the rings, so the same program mixes both.  Every
+ * to 7 ranks takes the box (at more, the posts to every other rank take the
+ * rings); in the minimum mode (1) posts to one origin take the box and larger
+ * ones the rings, so the same program mixes both.  Any count from 3 up.  Every
  * flavor; every epoch's data checked after MPI_Win_wait.
  *  - an early post held a long time: rank 1 posts to rank 0 and waits while
  *    rank 0 runs EPOCHS epochs with rank 2 (each a post by rank 2 to {0} or to
@@ -26,7 +27,7 @@
  *    re-armed, not rewritten), switches groups, and posts with NOCHECK to a
  *    group the box does not list, then to it again without NOCHECK (the box
  *    must be rewritten: re-arming would leave a stale origin list).
- * newrma-test: np=3,4
+ * newrma-test: np>=3
  */
 #include "common.h"
 
@@ -46,11 +47,11 @@ static MPI_Group group_of(MPI_Group wgroup, int n, const int *ranks)
 static int64_t value(int epoch, int origin) { return ((int64_t) epoch << 16) | origin; }
 
 /* rank 1's post stays outstanding while 0 and 2 run EPOCHS epochs.  Its
- * post goes to {0} (3 ranks) or {0, 3} (4 ranks: the ring in the minimum
- * mode); rank 2 posts to {0} and to {0, 3, ...} in turn, so its box is
- * rewritten with different origin counts (or its larger posts take the
- * rings).  Rank 3 starts with rank 1 at once and with rank 2 at each of its
- * larger posts, with nothing to put. */
+ * post goes to {0} (3 ranks) or {0, 3, ...} (4 ranks and more: the ring in
+ * the minimum mode); rank 2 posts to {0} and to {0, 3, ...} in turn, so its
+ * box is rewritten with different origin counts (or its larger posts take
+ * the rings).  Ranks 3 and up start with rank 1 at once and with rank 2 at
+ * each of its larger posts, with nothing to put. */
 static void early_post_held(const test_win_t *tw, MPI_Group wgroup, int rank, int size, const char *fn)
 {
     const MPI_Aint u = sizeof(int64_t);
@@ -86,10 +87,10 @@ static void early_post_held(const test_win_t *tw, MPI_Group wgroup, int rank, in
         MPI_OK(MPI_Put(&src, 1, MPI_INT64_T, 1, test_disp(tw, 1, 0, u), 1, MPI_INT64_T, tw->win));
         MPI_OK(MPI_Win_complete(tw->win));
     } else {
-        if (3 == rank) {
-            MPI_OK(MPI_Win_start(g1, 0, tw->win));
-            MPI_OK(MPI_Win_complete(tw->win));
-        }
+        /* every rank of {0, 3, ...} is in rank 1's post group: each must
+         * start with rank 1 once, or rank 1's wait never returns */
+        MPI_OK(MPI_Win_start(g1, 0, tw->win));
+        MPI_OK(MPI_Win_complete(tw->win));
         for (int e = 1; e < EPOCHS; e += 2) {
             MPI_OK(MPI_Win_start(g2, 0, tw->win));
             MPI_OK(MPI_Win_complete(tw->win));

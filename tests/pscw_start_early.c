@@ -28,7 +28,7 @@
  *    first;
  *  - several epochs in a row, each started before the target posted.
  * newrma-test: only-newrma
- * newrma-test: np=2,3,4
+ * newrma-test: np>=2
  */
 #include "common.h"
 
@@ -67,9 +67,11 @@ static void send_go(int target, int tag)
 
 static void start_before_post(test_win_t *tw, MPI_Group targets, MPI_Group origin, int size, int round)
 {
-    int64_t *mem = tw->mem, src[4][WORDS];   /* one buffer per target: in use until complete */
+    int64_t *mem = tw->mem;
 
     if (0 == test_rank) {
+        /* one buffer per target: in use until complete */
+        int64_t (*src)[WORDS] = malloc((size_t) size * sizeof *src);
         MPI_OK(MPI_Win_start(targets, 0, tw->win));
         for (int t = 1; t < size; ++t) send_go(t, round);
         for (int t = 1; t < size; ++t) {
@@ -77,6 +79,7 @@ static void start_before_post(test_win_t *tw, MPI_Group targets, MPI_Group origi
             MPI_OK(MPI_Put(src[t], WORDS, MPI_INT64_T, t, test_disp(tw, t, 0, 8), WORDS, MPI_INT64_T, tw->win));
         }
         MPI_OK(MPI_Win_complete(tw->win));
+        free(src);
         return;
     }
     await_go(round);

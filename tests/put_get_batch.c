@@ -18,7 +18,7 @@
  * the target must still get the data it held; then the same under fence
  * and PSCW.  Exact bytes everywhere.  (osc/rdma passes; Open MPI 4.1.4's
  * osc/ucx reads back wrong bytes in the lock_all part at 3 and 4 ranks.)
- * newrma-test: np=1,2,3,4
+ * newrma-test: np>=1
  */
 #include "common.h"
 

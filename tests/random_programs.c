@@ -27,16 +27,19 @@
  * operations (which MPI orders and makes atomic); besides, every origin adds
  * into a common area with MPI_SUM only (the order does not matter).
  *
+ * Any rank count: a window holds one region per origin (at least 8, so the
+ * programs up to 8 ranks are the same as ever) and the common area.
+ *
  * Seeds: NEWRMA_SEEDS="1 2 3" (default 1 to 48: about 0.1 s); NEWRMA_RANDOM_VERBOSE=1
  * prints each program.  A longer soak: contrib/random-soak.sh.
  *
- * newrma-test: np=1,2,3,4
+ * newrma-test: np>=1
  */
 #include "common.h"
 
 #define REGION 32                   /* int64 elements per origin per target */
 #define COMMON 8                    /* the common MPI_SUM area */
-#define MAX_P 8
+#define MIN_SLOTS 8                 /* origin regions per window at least (the layout up to 8 ranks) */
 #define MAX_COUNT 4
 
 enum { EP_FENCE, EP_PSCW, EP_LOCK, EP_LOCK_ALL, EP_KINDS };
@@ -46,8 +49,12 @@ static const char *const op_names[OP_KINDS] = { "put", "get", "acc", "get_acc", 
 enum { EL_FREE, EL_PUT, EL_GET, EL_ACC };
 
 static int rank, nprocs, verbose;
-static int64_t model[MAX_P][MAX_P * REGION + COMMON];   /* [target][element] */
-static unsigned char state[MAX_P][MAX_P * REGION];     /* this segment's use, [target][element] */
+static int slots;                   /* origin regions per window: max(nprocs, MIN_SLOTS) */
+static int64_t *model;              /* [target][element], slots * REGION + COMMON elements per target */
+static unsigned char *state;        /* this segment's use, [target][element], slots * REGION per target */
+#define WIN_ELEMS (slots * REGION + COMMON)
+#define MODEL(t, e) model[(size_t) (t) * (size_t) WIN_ELEMS + (size_t) (e)]
+#define STATE(t, e) state[(size_t) (t) * (size_t) (slots * REGION) + (size_t) (e)]
 static int errors_before;
 
 /* ---- deterministic generator ------------------------------------------ */
@@ -71,19 +78,30 @@ typedef struct {
     char what[96];
 } fetch_check_t;
 
-#define MAX_PENDING 256
-static fetch_check_t pending[MAX_PENDING];
-static int npending;
-static void *origin_bufs[MAX_PENDING];
-static int norigin_bufs;
+/* both grow with the program: an epoch holds more operations at more ranks */
+static fetch_check_t *pending;
+static int npending, max_pending;
+static void **origin_bufs;
+static int norigin_bufs, max_origin_bufs;
 
 static void *arena(size_t bytes)
 {
     void *p = calloc(1, bytes);
-    if (norigin_bufs < MAX_PENDING) {
-        origin_bufs[norigin_bufs++] = p;
+    if (norigin_bufs == max_origin_bufs) {
+        max_origin_bufs = max_origin_bufs ? 2 * max_origin_bufs : 256;
+        origin_bufs = realloc(origin_bufs, (size_t) max_origin_bufs * sizeof *origin_bufs);
     }
+    origin_bufs[norigin_bufs++] = p;
     return p;
+}
+
+static fetch_check_t *new_pending(void)
+{
+    if (npending == max_pending) {
+        max_pending = max_pending ? 2 * max_pending : 256;
+        pending = realloc(pending, (size_t) max_pending * sizeof *pending);
+    }
+    return &pending[npending++];
 }
 
 /* Check (and forget) the fetches of `target` (-1: all) that are complete. */
@@ -114,9 +132,9 @@ static void segment_ends(int origin, int target)
             continue;
         }
         if (origin < 0) {
-            memset(state[t], EL_FREE, sizeof(state[t]));
+            memset(&STATE(t, 0), EL_FREE, (size_t) (slots * REGION));
         } else {
-            memset(&state[t][origin * REGION], EL_FREE, REGION);
+            memset(&STATE(t, origin * REGION), EL_FREE, REGION);
         }
     }
 }
@@ -144,7 +162,7 @@ static const char *op_label(MPI_Op op)
 /* The elements an operation touches, as window indices at the target. */
 static int element(const op_t *op, int origin, int k)
 {
-    return OP_COMMON == op->kind ? MAX_P * REGION + op->first + k : origin * REGION + op->first + k * op->stride;
+    return OP_COMMON == op->kind ? slots * REGION + op->first + k : origin * REGION + op->first + k * op->stride;
 }
 
 /* Whether the op may join the current segment, and mark it. */
@@ -155,13 +173,13 @@ static int claim(const op_t *op, int origin)
         return 1;
     }
     for (int k = 0 ; k < op->count ; ++k) {
-        unsigned char s = state[op->target][element(op, origin, k)];
+        unsigned char s = STATE(op->target, element(op, origin, k));
         if (EL_FREE != s && !(EL_ACC == s && EL_ACC == use)) {
             return 0;
         }
     }
     for (int k = 0 ; k < op->count ; ++k) {
-        state[op->target][element(op, origin, k)] = (unsigned char) use;
+        STATE(op->target, element(op, origin, k)) = (unsigned char) use;
     }
     return 1;
 }
@@ -197,7 +215,7 @@ static op_t generate_op(int origin, const int *targets, int ntargets)
 static void model_apply(const op_t *op, int origin, const int64_t *values, int64_t compare, int64_t *fetched)
 {
     for (int k = 0 ; k < op->count ; ++k) {
-        int64_t *e = &model[op->target][element(op, origin, k)];
+        int64_t *e = &MODEL(op->target, element(op, origin, k));
         fetched[k] = *e;
         switch (op->kind) {
         case OP_PUT: *e = values[k]; break;
@@ -232,7 +250,7 @@ static void run_op(const op_t *op, test_win_t *tw, int origin, int seed, int epo
         values[k] = (int64_t) (next_random() % 1000) - 500;
     }
     if (OP_CAS == op->kind) {
-        compare = pick(2) ? model[op->target][element(op, origin, 0)] : values[0] + 1;
+        compare = pick(2) ? MODEL(op->target, element(op, origin, 0)) : values[0] + 1;
     }
     model_apply(op, origin, values, compare, expected);
     if (verbose && 0 == rank) {
@@ -247,8 +265,8 @@ static void run_op(const op_t *op, test_win_t *tw, int origin, int seed, int epo
     int64_t *cmp = arena(sizeof(int64_t));
     *cmp = compare;
     int64_t *result = NULL;
-    if (OP_PUT != op->kind && OP_ACC != op->kind && OP_COMMON != op->kind && npending < MAX_PENDING) {
-        fetch_check_t *c = &pending[npending++];
+    if (OP_PUT != op->kind && OP_ACC != op->kind && OP_COMMON != op->kind) {
+        fetch_check_t *c = new_pending();
         result = c->buf = malloc(sizeof(values));
         memset(result, 0x5a, sizeof(values));
         memcpy(c->expected, expected, sizeof(expected));
@@ -330,13 +348,15 @@ static MPI_Group group_of(const int *ranks, int n)
 static void run_epoch(test_win_t *tw, int seed, int epoch)
 {
     int kind = pick(EP_KINDS);
-    int targets[MAX_P][MAX_P], ntargets[MAX_P];
+    int *target_list = malloc((size_t) nprocs * (size_t) nprocs * sizeof(int));
+    int *ntargets = malloc((size_t) nprocs * sizeof(int));
+#define TARGETS(o) (target_list + (size_t) (o) * (size_t) nprocs)
     /* which targets each origin uses this epoch */
     for (int o = 0 ; o < nprocs ; ++o) {
         ntargets[o] = 0;
         for (int t = 0 ; t < nprocs ; ++t) {
             if (pick(3) > 0 || t == (o + 1) % nprocs) {
-                targets[o][ntargets[o]++] = t;
+                TARGETS(o)[ntargets[o]++] = t;
             }
         }
     }
@@ -346,18 +366,19 @@ static void run_epoch(test_win_t *tw, int seed, int epoch)
     switch (kind) {
     case EP_FENCE:
         MPI_OK(MPI_Win_fence(0, tw->win));
-        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, targets[o], ntargets[o], seed, epoch);
+        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, TARGETS(o), ntargets[o], seed, epoch);
         MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw->win));
         break;
     case EP_PSCW: {
-        int origins[MAX_P], norigins = 0;
+        int *origins = malloc((size_t) nprocs * sizeof(int)), norigins = 0;
         for (int o = 0 ; o < nprocs ; ++o)
             for (int j = 0 ; j < ntargets[o] ; ++j)
-                if (targets[o][j] == rank) origins[norigins++] = o;
-        MPI_Group post = group_of(origins, norigins), start = group_of(targets[rank], ntargets[rank]);
+                if (TARGETS(o)[j] == rank) origins[norigins++] = o;
+        MPI_Group post = group_of(origins, norigins), start = group_of(TARGETS(rank), ntargets[rank]);
+        free(origins);
         MPI_OK(MPI_Win_post(post, 0, tw->win));
         MPI_OK(MPI_Win_start(start, 0, tw->win));
-        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, targets[o], ntargets[o], seed, epoch);
+        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, TARGETS(o), ntargets[o], seed, epoch);
         MPI_OK(MPI_Win_complete(tw->win));
         MPI_OK(MPI_Win_wait(tw->win));
         MPI_Group_free(&post);
@@ -365,15 +386,15 @@ static void run_epoch(test_win_t *tw, int seed, int epoch)
         break;
     }
     case EP_LOCK: {
-        int exclusive[MAX_P][MAX_P];
+        int *exclusive = malloc((size_t) nprocs * (size_t) nprocs * sizeof(int));
         for (int o = 0 ; o < nprocs ; ++o)
-            for (int j = 0 ; j < ntargets[o] ; ++j) exclusive[o][j] = pick(2);
+            for (int j = 0 ; j < ntargets[o] ; ++j) exclusive[o * nprocs + j] = pick(2);
         for (int o = 0 ; o < nprocs ; ++o) {
             for (int j = 0 ; j < ntargets[o] ; ++j) {
-                int t = targets[o][j];
+                int t = TARGETS(o)[j];
                 if (o == rank)
-                    MPI_OK(MPI_Win_lock(exclusive[o][j] ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, 0, tw->win));
-                run_ops(tw, kind, o, &targets[o][j], 1, seed, epoch);
+                    MPI_OK(MPI_Win_lock(exclusive[o * nprocs + j] ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, t, 0, tw->win));
+                run_ops(tw, kind, o, &TARGETS(o)[j], 1, seed, epoch);
                 int flush_first = pick(2);
                 if (o == rank && flush_first) {
                     MPI_OK(MPI_Win_flush(t, tw->win));
@@ -386,14 +407,18 @@ static void run_epoch(test_win_t *tw, int seed, int epoch)
                 }
             }
         }
+        free(exclusive);
         break;
     }
     case EP_LOCK_ALL:
         MPI_OK(MPI_Win_lock_all(0, tw->win));
-        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, targets[o], ntargets[o], seed, epoch);
+        for (int o = 0 ; o < nprocs ; ++o) run_ops(tw, kind, o, TARGETS(o), ntargets[o], seed, epoch);
         MPI_OK(MPI_Win_unlock_all(tw->win));
         break;
     }
+#undef TARGETS
+    free(target_list);
+    free(ntargets);
     check_fetches(-1);
     segment_ends(-1, -1);
     release_origin_buffers();
@@ -402,10 +427,10 @@ static void run_epoch(test_win_t *tw, int seed, int epoch)
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, tw->win));
     const int64_t *mem = tw->mem;
     for (int e = 0 ; e < nprocs * REGION + COMMON ; ++e) {
-        int idx = e < nprocs * REGION ? e : MAX_P * REGION + (e - nprocs * REGION);
-        CHECK(mem[idx] == model[rank][idx], "seed %d epoch %d (%s, %s): element %d of my window is %lld, the model "
+        int idx = e < nprocs * REGION ? e : slots * REGION + (e - nprocs * REGION);
+        CHECK(mem[idx] == MODEL(rank, idx), "seed %d epoch %d (%s, %s): element %d of my window is %lld, the model "
               "says %lld", seed, epoch, epoch_names[kind], flavor_names[tw->flavor], idx, (long long) mem[idx],
-              (long long) model[rank][idx]);
+              (long long) MODEL(rank, idx));
     }
     MPI_OK(MPI_Win_unlock(rank, tw->win));
 }
@@ -425,9 +450,9 @@ static void run_program(int seed)
     rng = (uint64_t) seed * 0x2545f4914f6cdd1dull;
     int flavor = flavors[pick(4)];
     int epochs = 4 + pick(8);
-    memset(model, 0, sizeof(model));
+    memset(model, 0, (size_t) nprocs * (size_t) WIN_ELEMS * sizeof *model);
     errors_before = test_errors;
-    test_win_create(&tw, flavor, sizeof(model[0]), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+    test_win_create(&tw, flavor, (size_t) WIN_ELEMS * sizeof *model, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
     if (verbose && 0 == rank) {
         printf("seed %d: %s window, %d epochs\n", seed, flavor_names[flavor], epochs);
     }
@@ -446,18 +471,23 @@ int main(int argc, char **argv)
     rank = test_rank;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     verbose = NULL != getenv("NEWRMA_RANDOM_VERBOSE");
-    CHECK(nprocs <= MAX_P, "at most %d processes", MAX_P);
+    slots = nprocs > MIN_SLOTS ? nprocs : MIN_SLOTS;
+    model = malloc((size_t) nprocs * (size_t) WIN_ELEMS * sizeof *model);
+    state = malloc((size_t) nprocs * (size_t) (slots * REGION));
+    memset(state, EL_FREE, (size_t) nprocs * (size_t) (slots * REGION));
     const char *seeds = getenv("NEWRMA_SEEDS");
-    if (nprocs <= MAX_P) {
-        if (NULL == seeds) {
-            for (int s = 1 ; s <= 48 ; ++s) run_program(s);
-        } else {
-            char *copy = strdup(seeds), *save = NULL;
-            for (char *tok = strtok_r(copy, " ,", &save) ; tok ; tok = strtok_r(NULL, " ,", &save)) {
-                run_program(atoi(tok));
-            }
-            free(copy);
+    if (NULL == seeds) {
+        for (int s = 1 ; s <= 48 ; ++s) run_program(s);
+    } else {
+        char *copy = strdup(seeds), *save = NULL;
+        for (char *tok = strtok_r(copy, " ,", &save) ; tok ; tok = strtok_r(NULL, " ,", &save)) {
+            run_program(atoi(tok));
         }
+        free(copy);
     }
+    free(model);
+    free(state);
+    free(pending);
+    free(origin_bufs);
     return test_finalize("random_programs");
 }

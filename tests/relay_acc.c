@@ -25,7 +25,7 @@
  *   2. every rank adds into every other rank's window at once, three times
  *      (relays crossing, contending for mailboxes and stripes): exact sums.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
  */
 #include "common.h"
 

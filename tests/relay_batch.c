@@ -34,7 +34,7 @@
  *   4. rank 0 computing outside MPI while the others put to it (no relay
  *      taken: single copy).
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
  */
 #include "common.h"
 

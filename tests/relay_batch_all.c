@@ -13,7 +13,7 @@
  * join the batch (none goes alone between the batch limit and the relay
  * threshold).  Every byte and gap checked as there.
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1,osc_newrma_assist_share_bytes:0
  */
 #define RELAY_BATCH_NAME "relay_batch_all"
 #include "relay_batch.c"

@@ -28,7 +28,7 @@
  *   3. rank 0 computing outside MPI while the others put and accumulate
  *      (nothing relayed: system calls, an accumulate run by run).
  *
- * newrma-test: np=2,3,4 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1
  */
 #include "common.h"
 

@@ -28,7 +28,7 @@
  * window) only the data and the parameters in use are checked, and the
  * test says so.
  *
- * newrma-test: np=2,3,4 only-newrma
+ * newrma-test: np>=2 only-newrma
  */
 #include "common.h"
 

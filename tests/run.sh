@@ -13,6 +13,7 @@
 #   tests/run.sh --osc rdma           the same tests against another component
 #                                     (checks the tests themselves)
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
+#   tests/run.sh --np 16              any count (oversubscribed as needed)
 #   tests/run.sh --mode minimum       one mode only (default: every mode)
 #
 # Modes (newrma only; all seven by default; contrib/newrma-modes.sh defines
@@ -30,8 +31,10 @@
 # "<name>.sh NP MPIRUN_ARGS..." that starts mpirun itself (for tests of how a
 # job ends, e.g. a killed rank); its MPI programs are tests/*.c marked
 # "newrma-test: helper" (compiled, never run alone).  A line
-# "newrma-test: np=2,3,4" in a test limits the
-# process counts; "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
+# "newrma-test: np>=2" in a test sets its minimum process count (every
+# test holds at any count from its minimum up, so --np "8" or "16" runs it
+# there too); "np<=N" states a maximum, which the test's header explains, and
+# "np=1,2" an exact list; "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
 # "links-component" compiles it against the component's own
 # headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
 # behaviour (error classes for work not done yet, windows other components
@@ -53,7 +56,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
-        -h|--help) sed -n '10,40p' "$0"; exit 0 ;;
+        -h|--help) sed -n '10,43p' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done
@@ -141,12 +144,17 @@ for file in "${names[@]}"; do
            grep -q 'newrma-test:.*helper' "$src" && continue
            runner=() ;;
     esac
-    test_nps=$nps
+    # process counts: "np>=MIN", "np<=MAX" (both may be given) or an exact list "np=A,B"
     meta_np=$(sed -n 's/.*newrma-test:.*np=\([0-9,]*\).*/\1/p' "$src" | head -1)
-    if [ -n "$meta_np" ]; then
-        test_nps=""
-        for n in $nps; do case ",$meta_np," in *",$n,"*) test_nps="$test_nps $n" ;; esac; done
-    fi
+    np_min=$(sed -n 's/.*newrma-test:.*np>=\([0-9]*\).*/\1/p' "$src" | head -1)
+    np_max=$(sed -n 's/.*newrma-test:.*np<=\([0-9]*\).*/\1/p' "$src" | head -1)
+    test_nps=""
+    for n in $nps; do
+        [ -n "$meta_np" ] && case ",$meta_np," in *",$n,"*) ;; *) continue ;; esac
+        [ -n "$np_min" ] && [ "$n" -lt "$np_min" ] && continue
+        [ -n "$np_max" ] && [ "$n" -gt "$np_max" ] && continue
+        test_nps="$test_nps $n"
+    done
     if [ "$osc" != newrma ] && grep -q 'newrma-test:.*only-newrma' "$src"; then
         for n in $test_nps; do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
         continue

@@ -15,6 +15,6 @@
  * lock_all epochs among them.  The run also sets mpi_yield_when_idle, as Open
  * MPI does on an oversubscribed node (tries then yield at once), on a machine
  * of any number of cores.  tests/rw_lock_queued.c: every writer queues.
- * newrma-test: np=2,3,4 only-newrma mca=mpi_yield_when_idle:1,osc_newrma_lock_barge_tries:4
+ * newrma-test: np>=2 only-newrma mca=mpi_yield_when_idle:1,osc_newrma_lock_barge_tries:4
  */
 #include "rw_lock_stress.c"

@@ -39,6 +39,8 @@
  * With arguments it prints the layout for those rank counts instead:
  *   segment_layout print N [N...]
  *
+ * One process only (np=1 is its maximum): it computes the layouts of every
+ * rank count itself, without MPI communication or a window.
  * newrma-test: only-newrma links-component np=1
  */
 #include "ompi_config.h"

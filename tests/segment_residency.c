@@ -28,7 +28,7 @@
  * the segment's base is found from rank 0's window memory and checked by the
  * header's magic number.
  *
- * newrma-test: only-newrma links-component np=2,3,4 mca=osc_newrma_accumulate_stripes:64
+ * newrma-test: only-newrma links-component np>=2 mca=osc_newrma_accumulate_stripes:64
  */
 #include "ompi_config.h"
 #include "ompi/constants.h"

@@ -26,7 +26,7 @@
  *  - after the last window is freed a process maps at most the one segment it
  *    keeps (none with reuse off).
  *
- * newrma-test: only-newrma np=2,3,4
+ * newrma-test: only-newrma np>=2
  */
 #include "common.h"
 

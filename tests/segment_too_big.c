@@ -17,7 +17,7 @@
  * segment: there the test asks for MPI_Win_allocate_shared, which always
  * does (one node).
  *
- * newrma-test: only-newrma np=1,2,3,4
+ * newrma-test: only-newrma np>=1
  */
 #include "common.h"
 

@@ -18,7 +18,7 @@
 # process needs no segment (private memory): from 2 ranks.  If no tmpfs can
 # be mounted the test fails: it would prove nothing.
 #   tests/shm_full.sh NP MPIRUN_ARGS...   (run by tests/run.sh)
-# newrma-test: only-newrma np=2,3,4
+# newrma-test: only-newrma np>=2
 set -u
 np=$1; shift
 bin=$(dirname "$0")/bin/shm_full_helper

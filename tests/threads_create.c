@@ -18,7 +18,7 @@
  * window of more than one process creates a file), and the info values a
  * window reports must be its own (mpi_accumulate_granularity, set per
  * thread).
- * newrma-test: np=1,2,3,4 mca=osc_newrma_segment_cache_bytes:0
+ * newrma-test: np>=1 mca=osc_newrma_segment_cache_bytes:0
  */
 #include <pthread.h>
 #include "common.h"

@@ -25,7 +25,7 @@
  * epoch race to wait for the posts.
  * Last, every thread of a process accumulates under one exclusive lock the
  * main thread holds (exclusive_phase).
- * newrma-test: np=1,2,3,4
+ * newrma-test: np>=1
  */
 #include <pthread.h>
 #include "common.h"

@@ -22,7 +22,7 @@
  * (0 rendezvous) and one above it by rendezvous (UCX's own choice there);
  * with other transports a 64 KiB put must come by rendezvous (UCX's
  * shared-memory threshold is a few KiB: a forced eager send would show).
- * newrma-test: only-newrma np=2,3,4 mca=osc_newrma_force_remote:1
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_force_remote:1
  */
 #include "common.h"
 
