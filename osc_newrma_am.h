@@ -182,6 +182,9 @@ int osc_newrma_am_send_control(struct ompi_osc_newrma_module_t *module, int peer
  * rounds opal_progress with the AM lock released (held on entry and exit). */
 void osc_newrma_am_progress_once(void);
 
+/* The poll of an entry point that did not wait (AM lock held). */
+void osc_newrma_am_call_poll(void);
+
 /* Progress in every call.  A process may wait for its own window to change
  * by calling, in a loop, entry points that need not wait (MPI_Win_sync, a
  * flush with nothing to complete, MPI_Win_test, an unlock with nothing to
@@ -191,8 +194,9 @@ void osc_newrma_am_progress_once(void);
  * fence, whose barrier runs opal_progress) is bracketed by these two: one
  * turn of progress on the way out unless the call took one already (a
  * call that waited has polled; a call the epoch machine refuses leaves at
- * once).  The turn releases the lock around opal_progress: nothing may
- * be held across the leave. */
+ * once): the polled transports every call, a whole turn every few calls
+ * (osc_newrma_am_call_poll).  The turn releases the lock around
+ * opal_progress: nothing may be held across the leave. */
 static inline unsigned int osc_newrma_am_call_enter(void)
 {
     osc_newrma_am_enter();
@@ -202,7 +206,7 @@ static inline unsigned int osc_newrma_am_call_enter(void)
 static inline void osc_newrma_am_call_leave(unsigned int turns_at_entry)
 {
     if (turns_at_entry == mca_osc_newrma_component.am_turns) {
-        osc_newrma_am_progress_once();
+        osc_newrma_am_call_poll();
     }
     osc_newrma_am_leave();
 }

@@ -183,6 +183,25 @@ void osc_newrma_am_progress_once(void)
     osc_newrma_am_enter();
 }
 
+/* An entry point that did not wait polls the polled transports (loopback,
+ * FIFOs: a few loads when idle) every call and takes a whole turn (UCX's
+ * worker, whose progress costs several times a whole empty lock or flush,
+ * and opal_progress every few turns) every NEWRMA_CALLS_PER_TURN calls: a
+ * program polling its window with such calls is served within that many
+ * calls, and a lone lock, unlock or flush does not pay a UCX progress. */
+#define NEWRMA_CALLS_PER_TURN 8
+
+void osc_newrma_am_call_poll(void)
+{
+    static unsigned int calls;      /* guarded by the AM lock */
+
+    if (0 == ++calls % NEWRMA_CALLS_PER_TURN) {
+        osc_newrma_am_progress_once();
+    } else {
+        (void) osc_newrma_transports_poll();
+    }
+}
+
 /* Serve packets while the application computes outside MPI: every
  * transport.  Sleeps on the transports' event descriptors (UCX's worker);
  * polled transports (FIFOs) have none, so while one is active it sleeps
