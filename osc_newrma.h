@@ -114,7 +114,6 @@ struct ompi_osc_newrma_component_t {
     size_t segment_cache_bytes;
     unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
     bool assist_oversubscribed;          /* assist even when ranks outnumber cores */
-    size_t copy_chunk_bytes;             /* larger memcpy's of payloads go in pieces of this */
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
     int assist_share_bytes_var;          /* its MCA variable (was it set, or is it the default?) */
     size_t relay_bytes;                  /* puts/gets from this size relayed to a present target */

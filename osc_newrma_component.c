@@ -250,13 +250,6 @@ static int component_register(void)
         "its core and waiting for it costs more than single copy",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->assist_oversubscribed);
-    register_size("copy_chunk_bytes",
-        "Puts, gets and accumulates copied by load/store (MPI_Win_allocate windows, targets applying "
-        "requests) move more than this many bytes as memcpy's of this size each: C libraries pick "
-        "their copy loop by a call's length, and glibc on AMD CPUs leaves its fastest one above the "
-        "L2 cache's size (pieces copy large transfers faster there, and cost nothing measurable "
-        "elsewhere) (0: the same as the largest size, one memcpy per operation)",
-        OPAL_INFO_LVL_9, 128 * 1024, &c->copy_chunk_bytes);
     c->assist_share_bytes_var = register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
         "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "
