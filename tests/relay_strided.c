@@ -301,11 +301,12 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
 }
 
 /* Phase 4, one size: rank 1 puts LIMIT_BLOCKS blocks of `len` bytes (3
- * apart) into rank 0's window, until relayed if `relay`, else once and
- * never relayed; rank 0 checks every byte of the span after each try. */
+ * apart) into rank 0's window, until relayed if `relay`, else once (and
+ * never relayed if `forbidden`); rank 0 checks every byte of the span
+ * after each try. */
 #define LIMIT_BLOCKS 16
-static void piece_limit(test_win_t *tw, unsigned char *buf, int len, int relay, int round, test_pvar_t *pv,
-                        const char *flavor)
+static void piece_limit(test_win_t *tw, unsigned char *buf, int len, int relay, int forbidden, int round,
+                        test_pvar_t *pv, const char *flavor)
 {
     MPI_Datatype blocks;
     int relayed = 0, tries = 0, again, stride = len + 3, span = LIMIT_BLOCKS * stride;
@@ -323,7 +324,7 @@ static void piece_limit(test_win_t *tw, unsigned char *buf, int len, int relay, 
             MPI_OK(MPI_Put(buf, LIMIT_BLOCKS * len, MPI_BYTE, 0, test_disp(tw, 0, 0, 1), 1, blocks, tw->win));
             MPI_OK(MPI_Win_unlock(0, tw->win));
             relayed = test_pvar_read(pv) > before;
-            CHECK(relay || !relayed, "%s: %d blocks of %d bytes were relayed", flavor, LIMIT_BLOCKS, len);
+            CHECK(!forbidden || !relayed, "%s: %d blocks of %d bytes were relayed", flavor, LIMIT_BLOCKS, len);
         }
         MPI_Bcast(&relayed, 1, MPI_INT, 1, MPI_COMM_WORLD);
         if (0 == test_rank) {
@@ -368,8 +369,8 @@ static void run(int flavor, int size, int expected)
     for (int c = CASE_PUT ; c <= CASE_GACC ; ++c) one_case(&tw, c, buf, 10 + c, &pv, expected, name);
     test_fence_rounds(&tw, all_at_once, buf, got, size, 50, 3, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
-    piece_limit(&tw, buf, limit, expected, 95, &pv, name);
-    piece_limit(&tw, buf, limit + 1, 0, 96, &pv, name);
+    piece_limit(&tw, buf, limit, expected, 0, 95, &pv, name);
+    piece_limit(&tw, buf, limit + 1, 0, 1, 96, &pv, name);
     test_assist_cleanup(&tw, &others, &pv, buf, got);
     free_types();
 }
