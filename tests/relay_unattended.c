@@ -19,12 +19,13 @@
  * osc_newrma_relay_piece_bytes (256) on average.  Rank 0 is the target,
  * waiting in MPI_Barrier (inside MPI); rank 1 the origin, under an
  * exclusive lock, each transfer + flush:
- *   1. never relayed: 8 B puts, single 64 KiB puts and gets, batches of 16
- *      puts of 1 KiB (MPI_T osc_newrma_relayed_bytes stays);
- *   2. batches of 15 puts of 64 B: never relayed with more ranks than
- *      cores, relayed (eventually) with a core per rank;
- *   3. batches of 16 puts of 64 B: relayed, eventually (the target may be
- *      off its core for a while);
+ *   1. never relayed: single 8 B and 64 B puts, single 64 B and 64 KiB
+ *      gets, single 64 KiB puts, batches of 16 puts of 1 KiB (MPI_T
+ *      osc_newrma_relayed_bytes stays);
+ *   2, 3. batches of 15 and of 16 puts of 64 B in turn, until 8 of 16 were
+ *      relayed (the target may be off its core for a while): a batch of
+ *      16 must be, and one of 15 never with more ranks than cores, at
+ *      least once with a core per rank;
  *   4. PSCW epochs of 2 puts of 64 B, until a batch was relayed.
  * Every byte is checked after each phase.  Where active messages carry the
  * window only the data is checked, and the test says so.
@@ -126,6 +127,44 @@ static int transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, size_t 
     return relayed;
 }
 
+/* Batches of UNATTENDED_PIECES - 1 and of UNATTENDED_PIECES TINY puts,
+ * rank 1 to rank 0, in turn (each + flush), until ENOUGH of the larger
+ * were relayed (for up to RETRY_S seconds, and at least 16 pairs): the
+ * smaller batches meet the target as present as the larger ones did.
+ * Returns in *few and *full how many of each were relayed (on every rank),
+ * and checks the data at the target. */
+#define ENOUGH 8
+static void paired_batches(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, int round, int *few, int *full)
+{
+    int counts[2] = { 0, 0 };
+
+    if (0 == test_rank) memset(tw->mem, 0, SPAN);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+    if (1 == test_rank) {
+        double start = test_now_s();
+        fill(buf, SPAN, round);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        for (int t = 0 ; counts[1] < ENOUGH && (t < 16 || test_now_s() - start < RETRY_S) ; ++t) {
+            for (int k = 0 ; k < 2 ; ++k) {
+                unsigned long long before = test_pvar_read(pv);
+                put_pieces(tw, buf, TINY, UNATTENDED_PIECES - 1 + k);
+                MPI_OK(MPI_Win_flush(0, tw->win));
+                counts[k] += test_pvar_read(pv) > before;
+            }
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        CHECK(target_holds(tw->mem, TINY, UNATTENDED_PIECES, round), "batches of 64 B: wrong data at the target");
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Bcast(counts, 2, MPI_INT, 1, MPI_COMM_WORLD);
+    *few = counts[0];
+    *full = counts[1];
+}
+
 /* PSCW epochs of 2 TINY puts, rank 1 to rank 0: 16, or until a batch was
  * relayed if `until_relayed` (as in transfer). */
 static int pscw_transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, int until_relayed, int round)
@@ -170,7 +209,7 @@ static void run(int flavor, int size)
 {
     const char *name = flavor_names[flavor];
     unsigned char *buf = malloc(SPAN);
-    int relays_on, unattended, attended_expected, relayed;
+    int relays_on, unattended, attended_expected, relayed, few, full;
     test_pvar_t pv;
     test_win_t tw;
 
@@ -192,19 +231,21 @@ static void run(int flavor, int size)
     CHECK(!relayed, "%s: a single 64 KiB get was relayed", name);
     relayed = transfer(&tw, &pv, buf, KIB, UNATTENDED_PIECES, 0, 32, 0, 4, "16 puts of 1 KiB");
     CHECK(!relayed, "%s: a batch of 16 puts of 1 KiB was relayed", name);
+    relayed = transfer(&tw, &pv, buf, TINY, 0, 0, 64, 0, 8, "64 B puts");
+    CHECK(!relayed, "%s: a single 64 B put was relayed", name);
+    relayed = transfer(&tw, &pv, buf, TINY, 0, 1, 64, 0, 9, "64 B gets");
+    CHECK(!relayed, "%s: a single 64 B get was relayed", name);
 
-    /* 2: one piece short of the unattended minimum */
-    relayed = transfer(&tw, &pv, buf, TINY, UNATTENDED_PIECES - 1, 0, 32, attended_expected, 5, "15 puts of 64 B");
+    /* 2, 3: one piece short of the unattended minimum, and the minimum */
+    paired_batches(&tw, &pv, buf, 5, &few, &full);
+    CHECK(!relays_on || full > 0, "%s: no batch of 16 puts of 64 B was relayed", name);
     if (relays_on && unattended) {
-        CHECK(!relayed, "%s: a batch of 15 puts of 64 B was relayed with more ranks than cores", name);
+        CHECK(0 == few, "%s: %d batches of 15 puts of 64 B were relayed with more ranks than cores (and %d of 16)",
+              name, few, full);
     } else {
-        CHECK(!attended_expected || relayed, "%s: no batch of 15 puts of 64 B was relayed with a core per rank",
+        CHECK(!attended_expected || few > 0, "%s: no batch of 15 puts of 64 B was relayed with a core per rank",
               name);
     }
-
-    /* 3: the unattended minimum */
-    relayed = transfer(&tw, &pv, buf, TINY, UNATTENDED_PIECES, 0, 16, relays_on, 6, "16 puts of 64 B");
-    CHECK(!relays_on || relayed, "%s: no batch of 16 puts of 64 B was relayed", name);
 
     /* 4: the target waits for this very epoch */
     relayed = pscw_transfer(&tw, &pv, buf, relays_on, 7);
