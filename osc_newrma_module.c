@@ -246,7 +246,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     if (module->size > 1) {
         osc_newrma_shm_cache_take(&module->shm);
     }
-    /* peers read our memory (the probe, then the window) only after the
+    /* peers read our memory (the probe word, then the window) only after the
      * allgather below: say they may before it */
     if (window_of_user_memory(module) && !wants_am(flavor, module->size)) {
         osc_newrma_single_copy_allow_peers();
