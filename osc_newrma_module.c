@@ -198,9 +198,8 @@ static bool window_of_user_memory(const ompi_osc_newrma_module_t *module)
 
 /* What each process contributes to the segment's layout and peer info, the
  * address of a word its neighbour reads to test single-copy access, its
- * accumulate granularity and path vote, its single-copy speed (windows of
- * user memory: what the node policy decides from) and the shape it was
- * asked for (osc_newrma_shape_t): one allgather on the user's communicator. */
+ * accumulate granularity and path vote, and the shape it was asked for
+ * (osc_newrma_shape_t): one allgather on the user's communicator. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
                               size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
@@ -214,7 +213,6 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
         .wants_am = wants_am(module->flavor, module->size),
         .segment_id = NULL != module->shm.base ? module->shm.id : 0,
         .segment_uses = module->shm.uses,
-        .single_copy_permille = window_of_user_memory(module) ? osc_newrma_node_policy_probe() : -1,
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
@@ -282,14 +280,13 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     int flavor = module->flavor;
     osc_newrma_peer_input_t *peers = NULL;
     uint64_t granularity = 0;
-    int32_t speed_permille = -1;
     bool want_am = false;
     int ret;
 
     if (module->size > 1) {
         osc_newrma_shm_cache_take(&module->shm);
     }
-    /* peers read our memory (the probe, then the window) only after the
+    /* peers read our memory (the probe word, then the window) only after the
      * allgather below: say they may before it */
     if (window_of_user_memory(module) && !wants_am(flavor, module->size)) {
         osc_newrma_single_copy_allow_peers();
@@ -302,12 +299,6 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     for (int i = 0 ; i < module->size ; ++i) {
         granularity = peers[i].acc_granularity > granularity ? peers[i].acc_granularity : granularity;
         want_am |= 0 != peers[i].wants_am;
-        /* the slowest single copy any process measured: the node policy
-         * of every process decides from the same value */
-        if (peers[i].single_copy_permille >= 0
-            && (speed_permille < 0 || peers[i].single_copy_permille < speed_permille)) {
-            speed_permille = (int32_t) peers[i].single_copy_permille;
-        }
     }
     /* the segment's layout and the node path's protocols from values every
      * process agrees on, whatever each was given (a per-process MCA value or
@@ -326,7 +317,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     ret = osc_newrma_shm_attach(module, comm, peers,
                                 NEWRMA_PATH_USERMEM == module->path && module->size > 1 ? single_copy_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
-        osc_newrma_node_policy_init(module, speed_permille);
+        osc_newrma_node_policy_init(module);
         ret = osc_newrma_progress_window_add(module);
     }
 out:

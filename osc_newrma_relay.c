@@ -416,7 +416,7 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
-        module->assist_relay_bytes = SIZE_MAX;   /* that target cannot reach us: no more tries */
+        module->assist_relay_piece_bytes = 0;   /* that target cannot reach us: no more tries */
         return OMPI_ERR_WOULD_BLOCK;
     }
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.relayed_bytes, (int64_t) bytes);

@@ -17,7 +17,7 @@
 #
 # Environment: RUNS (interleaved runs of each, default 15), MPIRUN_ARGS
 # (added to every mpirun, e.g. "--bind-to core"), A_ARGS and B_ARGS (added
-# to one side's mpirun only, e.g. B_ARGS="--mca osc_newrma_relay_bytes 0"), MODE (quick or
+# to one side's mpirun only, e.g. B_ARGS="--mca osc_newrma_relay_piece_bytes 0"), MODE (quick or
 # full: rma_bench's sizes; default quick), FLAVOR (allocate,
 # create or dynamic; default allocate), NP (default 2).  ROWS: an extended
 # regular expression over rma_bench's row names (default "fence|pscw|barrier";
