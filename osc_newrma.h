@@ -120,6 +120,8 @@ struct ompi_osc_newrma_component_t {
     size_t relay_bytes;                  /* puts/gets from this size relayed to a present target */
     int relay_bytes_var;                 /* its MCA variable */
     char *backing_directory;
+    char *fail_at;               /* testing: the single copy to fail (osc_newrma_single_copy.h) */
+    uint64_t fail_injected;      /* copies failed or cut short by it (MPI_T pvar) */
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */

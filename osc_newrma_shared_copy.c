@@ -71,19 +71,21 @@ static uint64_t share_take_chunks(osc_newrma_share_t *share, uint64_t bytes, uin
 }
 
 /* A shared copy's chunk: `mine` in this process, `theirs` in process
- * `pid`; `write` moves mine to theirs. */
+ * `pid`; `write` moves mine to theirs; `point`: the origin's or the
+ * target's (tests fail them apart). */
 typedef struct {
     pid_t pid;
     char *mine;
     uint64_t theirs;
     bool write;
+    osc_newrma_fail_point_t point;
 } share_copy_t;
 
 static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
 {
     const share_copy_t *c = (const share_copy_t *) ctx;
 
-    return osc_newrma_single_copy(c->pid, c->mine + off, c->theirs + off, len, c->write);
+    return osc_newrma_single_copy_at(c->point, c->pid, c->mine + off, c->theirs + off, len, c->write);
 }
 
 /* The origin's side of any shared operation: post it (the target joins
@@ -135,7 +137,7 @@ int osc_newrma_shared_copy(ompi_osc_newrma_module_t *module, int target, bool wr
                            uint64_t taddr, size_t bytes)
 {
     share_copy_t copy = { .pid = osc_newrma_shm_peer(&module->shm, target)->pid, .mine = local, .theirs = taddr,
-                          .write = write };
+                          .write = write, .point = NEWRMA_FAIL_SHARE_COPY_ORIGIN };
     osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_SHARE_PUT : NEWRMA_MAILBOX_SHARE_GET,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
@@ -186,9 +188,11 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_single_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
+        ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_READ, r->pid, r->buffer, r->origin_addr + at, n,
+                                        false);
         if (OMPI_SUCCESS == ret && 0 != r->result_addr) {
-            ret = osc_newrma_single_copy(r->pid, r->mine + at, r->result_addr + at, n, true);
+            ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_RESULT, r->pid, r->mine + at,
+                                            r->result_addr + at, n, true);
         }
         if (OMPI_SUCCESS == ret) {
             osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
@@ -226,7 +230,7 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     int origin = (int) req->count, ret = OMPI_SUCCESS;
     share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
     share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
-                          .write = NEWRMA_MAILBOX_SHARE_GET == req->kind };
+                          .write = NEWRMA_MAILBOX_SHARE_GET == req->kind, .point = NEWRMA_FAIL_SHARE_COPY_TARGET };
     bool is_acc = NEWRMA_MAILBOX_SHARE_ACC == req->kind;
     size_t done = 0;
     uint64_t failed;
