@@ -91,7 +91,8 @@ static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
 /* The origin's side of any shared operation: post it (the target joins
  * when it sees it), do chunks with `fn` until none are left, then withdraw
  * the request if the target never took it, or wait for the target's last
- * chunk; a chunk the target failed is done with `fn` too. */
+ * chunk; the rest of a chunk the target failed is done with `fn` too, from
+ * the first byte it left undone to the chunk's end. */
 static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
                      const osc_newrma_share_t *init, size_t init_bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
@@ -126,9 +127,10 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     failed = share->failed;
     __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
     OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
-    /* a chunk the target could not do: ours to do */
+    /* the rest of a chunk the target could not finish: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
-        ret = fn(ctx, failed, osc_newrma_chunk_len(bytes, failed, chunk));
+        uint64_t chunk_start = failed - failed % chunk;
+        ret = fn(ctx, failed, chunk_start + osc_newrma_chunk_len(bytes, chunk_start, chunk) - failed);
     }
     return ret;
 }
@@ -168,7 +170,8 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
 /* A shared accumulate's chunk at the target: the origin's elements, read a
  * buffer at a time, combined into our memory in place (the origin holds
  * the stripes of the whole span for us); a get_accumulate's old values
- * written to the origin's result buffer first. */
+ * written to the origin's result buffer first.  A piece whose copy fails is
+ * not combined at all; `undone`: its first byte, where the origin resumes. */
 typedef struct {
     pid_t pid;
     uint64_t origin_addr;
@@ -179,14 +182,15 @@ typedef struct {
     size_t esize;
     char *buffer;
     size_t buffer_bytes;
+    uint64_t undone;
 } share_reduce_t;
 
 static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 {
-    const share_reduce_t *r = (const share_reduce_t *) ctx;
+    share_reduce_t *r = (share_reduce_t *) ctx;
     int ret = OMPI_SUCCESS;
 
-    for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
+    for (uint64_t at = off ; at < off + len ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
         ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_READ, r->pid, r->buffer, r->origin_addr + at, n,
                                         false);
@@ -194,9 +198,11 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
             ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_RESULT, r->pid, r->mine + at,
                                             r->result_addr + at, n, true);
         }
-        if (OMPI_SUCCESS == ret) {
-            osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
+        if (OMPI_SUCCESS != ret) {
+            r->undone = at;
+            return ret;
         }
+        osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
     }
     return ret;
 }
@@ -252,7 +258,9 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     reduce.pid = copy.pid = osc_newrma_shm_peer(&module->shm, origin)->pid;
     failed = share_take_chunks(share, bytes, chunk, is_acc ? share_reduce_chunk : share_copy_chunk,
                                is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
-    share->failed = failed;
+    /* a copy's chunk is done again whole (the same bytes again); an
+     * accumulate's from the piece that failed */
+    share->failed = is_acc && NEWRMA_SHARE_NONE != failed ? reduce.undone : failed;
     __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
     free(reduce.buffer);
     return 1;
