@@ -339,7 +339,8 @@ static int component_register(void)
     (void) mca_base_component_var_register(version, "fail_at",
         "Testing only: make one single copy (process_vm_readv/writev) of windows of user memory on one "
         "node fail part-way, to check that what it was part of recovers exactly: \"POINT:N\" fails the "
-        "Nth copy at POINT in each process after it moved its first half, \"POINT:N:short\" has it "
+        "Nth copy at POINT in each process after it moved its bytes up to the remote page boundary "
+        "nearest below its middle, \"POINT:N:short\" has it "
         "come back short there (the rest then moved).  POINT: share_copy_target, share_copy_origin, "
         "share_reduce_read, share_reduce_result, acc_read, acc_write, cas_read, cas_write, move "
         "(docs/errors.md, \"Failure points\"); empty: none",

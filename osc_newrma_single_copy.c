@@ -29,6 +29,8 @@
 #include "ompi/constants.h"
 #include "mpi.h"
 
+#include "opal/util/sys_limits.h"
+
 #include "osc_newrma.h"
 #include "osc_newrma_single_copy.h"
 
@@ -161,10 +163,21 @@ bool osc_newrma_fail_arm(const char *spec)
     return false;
 }
 
+/* How much of a copy gets through before the injected failure: up to the
+ * last page boundary of the remote side at or before its middle, as the
+ * kernel stops at the page it cannot reach (so an aligned element is never
+ * torn). */
+static size_t injected_part(uint64_t remote, size_t len)
+{
+    uint64_t page = (uint64_t) opal_getpagesize(), boundary = (remote + len / 2) & ~(page - 1);
+
+    return boundary > remote ? (size_t) (boundary - remote) : 0;
+}
+
 int osc_newrma_single_copy_injected(osc_newrma_fail_point_t point, pid_t pid, void *local, uint64_t remote,
                                     size_t len, bool write)
 {
-    size_t half = len / 2;
+    size_t half = injected_part(remote, len);
     int ret;
 
     /* threads: a lost count only moves the failure to another copy */

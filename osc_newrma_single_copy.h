@@ -51,9 +51,10 @@ int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, 
 /* Test failure points: the single copies whose failure part-way a shared
  * copy, a mailbox request or an accumulate must survive exactly
  * (docs/errors.md, "Failure points").  osc_newrma_fail_at = "POINT:N"
- * fails the Nth copy at POINT in each process after it moved the first
- * half (as a fault part-way does); "POINT:N:short" has it come back short
- * there instead, the rest then moved. */
+ * fails the Nth copy at POINT in each process after it moved its bytes up
+ * to the remote page boundary nearest below its middle (as a fault at a
+ * page does); "POINT:N:short" has it come back short there instead, the
+ * rest then moved. */
 typedef enum {
     NEWRMA_FAIL_NONE = 0,
     NEWRMA_FAIL_SHARE_COPY_TARGET,     /* a target's chunk of a shared put or get */
