@@ -10,11 +10,12 @@
 /*
  * Failure point cas_write:1 (docs/errors.md, "Failure points"):
  * an origin's write of the new value of a single-copy compare_and_swap
- * fails (nothing written: an aligned element is never torn): an error,
+ * (the target computing outside MPI: never asked, or the request taken
+ * back) fails (nothing written: an aligned element is never torn): an error,
  * and the next compare_and_swap exact.
  * The body and its checks: tests/recover_origin.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_timeout:0,osc_newrma_fail_at:cas_write:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_fail_at:cas_write:1
  */
 #define RECOVER_NAME "recover_cas_write"
 #define RECOVER_KIND RECOVER_CAS

@@ -17,8 +17,9 @@
  * applied nothing twice, and the window must go on: the next operations
  * (and the mailbox, for shared copies) work and are exact.
  *
- * Rank 0 is the target, waiting in MPI_Barrier; every other rank in turn
- * works on its own region of rank 0's window (no two ranks' data overlap):
+ * Rank 0 is the target, waiting in MPI_Barrier (computing outside MPI for
+ * RECOVER_CAS); every other rank in turn works on its own region of rank
+ * 0's window (no two ranks' data overlap):
  *   RECOVER_MOVE: a put (it fails), a put of another pattern, a get back;
  *   RECOVER_ACC: an accumulate of int64 v1 (it fails), one of v2, a
  *     get_accumulate of v3 and a fetch_and_op of v4 on the first element:
@@ -147,30 +148,49 @@ static void origin_cas(test_win_t *tw, MPI_Aint disp, test_pvar_t *pv, const cha
           (long long) now, (long long) got);
 }
 
+/* what test_target0_computing has each origin do: a compare_and_swap
+ * pair, which a target computing outside MPI does not take from its
+ * mailbox (the origin takes it back and does it by single copy) */
+static test_pvar_t *cas_pv;
+
+static void cas_work(test_win_t *tw, int origin, int round)
+{
+    (void) round;
+    origin_cas(tw, test_disp(tw, 0, (MPI_Aint) (origin - 1) * RECOVER_BYTES, 1), cas_pv, flavor_names[tw->flavor]);
+}
+
 static void run(int flavor, int size, int expected)
 {
     const char *name = flavor_names[flavor];
+    MPI_Aint counter_at = (MPI_Aint) (size - 1) * RECOVER_BYTES;
     int64_t *buf = malloc(RECOVER_BYTES);
     unsigned long long injected;
     test_pvar_t pv;
     test_win_t tw;
+    MPI_Comm origins;
 
     (void) expected;
-    test_win_create(&tw, flavor, (size_t) (size - 1) * RECOVER_BYTES, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
+    MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &origins);
+    test_win_create(&tw, flavor, (size_t) counter_at + 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
     MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
     test_pvar_open(&pv, "osc_newrma_fail_injected");
     injected = test_pvar_read(&pv);
+    cas_pv = &pv;
+    if (RECOVER_CAS == RECOVER_KIND) {
+        /* a target in MPI would apply it from its mailbox: no single copy */
+        test_target0_computing(&tw, counter_at, origins, cas_work, 0, name);
+    }
     /* one origin at a time: another's shared copy would keep the mailbox
      * busy, and the operation would go by single copy, untested */
-    for (int o = 1 ; o < size ; ++o) {
+    for (int o = 1 ; o < size && RECOVER_CAS != RECOVER_KIND ; ++o) {
         if (o == test_rank) {
             MPI_Aint disp = test_disp(&tw, 0, (MPI_Aint) (o - 1) * RECOVER_BYTES, 1);
             if (RECOVER_MOVE == RECOVER_KIND) origin_move(&tw, disp, buf, &pv, name);
             if (RECOVER_ACC == RECOVER_KIND) origin_acc(&tw, disp, buf, &pv, name);
-            if (RECOVER_CAS == RECOVER_KIND) origin_cas(&tw, disp, &pv, name);
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
+    MPI_Barrier(MPI_COMM_WORLD);
     injected = test_pvar_read(&pv) - injected;
     MPI_Allreduce(MPI_IN_PLACE, &injected, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (0 == test_rank) printf("%s: %s: failures injected at origins: %llu\n", name, RECOVER_NAME, injected);
@@ -178,6 +198,7 @@ static void run(int flavor, int size, int expected)
           "%s: %llu failures injected at %d origins: the point was not tested", name, injected, size - 1);
     test_pvar_close(&pv);
     test_win_free(&tw);
+    MPI_Comm_free(&origins);
     free(buf);
 }
 
