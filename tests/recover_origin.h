@@ -17,10 +17,11 @@
  * applied nothing twice, and the window must go on: the next operations
  * (and the mailbox, for shared copies) work and are exact.
  *
- * Rank 0 is the target, waiting in MPI_Barrier (computing outside MPI for
- * RECOVER_CAS); every other rank in turn works on its own region of rank
- * 0's window (no two ranks' data overlap):
- *   RECOVER_MOVE: a put (it fails), a put of another pattern, a get back;
+ * Rank 0 is the target, waiting in MPI_Barrier (on the single-copy path
+ * computing outside MPI, but for RECOVER_MOVE); every other rank in turn
+ * works on its own region of rank 0's window (no two ranks' data overlap):
+ *   RECOVER_MOVE: a put until it fails (a target in MPI may take every
+ *     chunk of a shared one), a put of another pattern, a get back;
  *   RECOVER_ACC: an accumulate of int64 v1 (it fails), one of v2, a
  *     get_accumulate of v3 and a fetch_and_op of v4 on the first element:
  *     each element must hold v1 + v2 or v2 after the second (never 2 v1),
@@ -65,13 +66,19 @@ static void move_once(test_win_t *tw, MPI_Aint disp, int64_t *buf, int which, in
     MPI_OK(MPI_Win_unlock(0, tw->win));
 }
 
+/* The first put again until it fails (up to 16 times; the same bytes
+ * each time): a target in MPI may take every chunk of a shared one. */
 static void origin_move(test_win_t *tw, MPI_Aint disp, int64_t *buf, test_pvar_t *pv, const char *flavor)
 {
-    unsigned long long before = test_pvar_read(pv);
+    unsigned long long injected = 0;
     int rc;
 
-    move_once(tw, disp, buf, 1, &rc);
-    check_first(rc, test_pvar_read(pv) - before, "the first put", flavor);
+    for (int k = 0 ; k < 16 && 0 == injected ; ++k) {
+        unsigned long long before = test_pvar_read(pv);
+        move_once(tw, disp, buf, 1, &rc);
+        injected = test_pvar_read(pv) - before;
+        check_first(rc, injected, "the first put", flavor);
+    }
     move_once(tw, disp, buf, 2, &rc);
     MPI_OK(rc);
     memset(buf, 0, RECOVER_BYTES);
@@ -148,15 +155,19 @@ static void origin_cas(test_win_t *tw, MPI_Aint disp, test_pvar_t *pv, const cha
           (long long) now, (long long) got);
 }
 
-/* what test_target0_computing has each origin do: a compare_and_swap
- * pair, which a target computing outside MPI does not take from its
- * mailbox (the origin takes it back and does it by single copy) */
-static test_pvar_t *cas_pv;
+/* what test_target0_computing has each origin do: accumulates or
+ * compare_and_swaps, which a target computing outside MPI neither takes
+ * from its mailbox nor shares (the origin does them by single copy) */
+static test_pvar_t *work_pv;
+static int64_t *work_buf;
 
-static void cas_work(test_win_t *tw, int origin, int round)
+static void alone_work(test_win_t *tw, int origin, int round)
 {
+    MPI_Aint disp = test_disp(tw, 0, (MPI_Aint) (origin - 1) * RECOVER_BYTES, 1);
+
     (void) round;
-    origin_cas(tw, test_disp(tw, 0, (MPI_Aint) (origin - 1) * RECOVER_BYTES, 1), cas_pv, flavor_names[tw->flavor]);
+    if (RECOVER_ACC == RECOVER_KIND) origin_acc(tw, disp, work_buf, work_pv, flavor_names[tw->flavor]);
+    if (RECOVER_CAS == RECOVER_KIND) origin_cas(tw, disp, work_pv, flavor_names[tw->flavor]);
 }
 
 static void run(int flavor, int size, int expected)
@@ -175,12 +186,14 @@ static void run(int flavor, int size, int expected)
     MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
     test_pvar_open(&pv, "osc_newrma_fail_injected");
     injected = test_pvar_read(&pv);
-    cas_pv = &pv;
-    /* single copy: a target in MPI would apply a compare_and_swap from its
-     * mailbox (no copy); active messages need the target's progress */
-    int computing = RECOVER_CAS == RECOVER_KIND && !test_am_path(flavor);
+    work_pv = &pv;
+    work_buf = buf;
+    /* single copy for certain: a target in MPI would apply a
+     * compare_and_swap from its mailbox, and could take every chunk of a
+     * shared accumulate (active messages need the target's progress) */
+    int computing = RECOVER_MOVE != RECOVER_KIND && !test_am_path(flavor);
     if (computing) {
-        test_target0_computing(&tw, counter_at, origins, cas_work, 0, name);
+        test_target0_computing(&tw, counter_at, origins, alone_work, 0, name);
     }
     /* one origin at a time: another's shared copy would keep the mailbox
      * busy, and the operation would go by single copy, untested */
