@@ -206,13 +206,10 @@ static void run(int flavor, int size, int expected)
         }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
-    injected = test_pvar_read(&pv) - injected;
-    MPI_Allreduce(MPI_IN_PLACE, &injected, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    injected = test_pvar_close_total(&pv, injected);
     if (0 == test_rank) printf("%s: %s: failures injected at origins: %llu\n", name, RECOVER_NAME, injected);
     CHECK(test_am_path(flavor) || FLAVOR_DYNAMIC == flavor || injected == (unsigned long long) size - 1,
           "%s: %llu failures injected at %d origins: the point was not tested", name, injected, size - 1);
-    test_pvar_close(&pv);
     test_win_free(&tw);
     MPI_Comm_free(&origins);
     free(buf);
