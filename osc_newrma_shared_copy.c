@@ -100,7 +100,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
     uint32_t mine;
-    uint64_t failed;
+    uint64_t failed, undone = 0;
     size_t ours = 0;
     unsigned int spins = 0;
     int ret = osc_newrma_mailbox_flush_pending(module);   /* the mailbox may hold our own request */
@@ -126,11 +126,15 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     }
     failed = share->failed;
     __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
-    /* the rest of a chunk the target could not finish: ours to do */
-    if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
+    if (NEWRMA_SHARE_NONE != failed) {
         uint64_t chunk_start = failed - failed % chunk;
-        ret = fn(ctx, failed, chunk_start + osc_newrma_chunk_len(bytes, chunk_start, chunk) - failed);
+        undone = chunk_start + osc_newrma_chunk_len(bytes, chunk_start, chunk) - failed;
+    }
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes,
+                            (int64_t) (bytes - ours - undone));
+    /* the rest of a chunk the target could not finish: ours to do */
+    if (0 != undone && OMPI_SUCCESS == ret) {
+        ret = fn(ctx, failed, undone);
     }
     return ret;
 }
