@@ -117,6 +117,8 @@ struct ompi_osc_newrma_component_t {
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
     size_t relay_piece_bytes;            /* groups of pieces this small on average: relayed (0: never) */
     char *backing_directory;
+    char *fail_at;               /* testing: the single copy to fail (osc_newrma_single_copy.h) */
+    uint64_t fail_injected;      /* copies failed or cut short by it (MPI_T pvar) */
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */

@@ -451,11 +451,13 @@ static int acc_usermem_range(void *ctx, uint64_t off, uint64_t len)
 
     for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, false);
+        ret = osc_newrma_single_copy_at(NEWRMA_FAIL_ACC_READ, r->pid, r->buffer, r->remote + at, n, false);
         if (OMPI_SUCCESS == ret) {
             combine_elements(a->op, a->basic, r->buffer, r->origin ? r->origin + at : NULL,
                              r->old ? r->old + at : NULL, n / a->esize, a->esize);
-            ret = is_no_op(a) ? OMPI_SUCCESS : osc_newrma_single_copy(r->pid, r->buffer, r->remote + at, n, true);
+            ret = is_no_op(a) ? OMPI_SUCCESS
+                              : osc_newrma_single_copy_at(NEWRMA_FAIL_ACC_WRITE, r->pid, r->buffer, r->remote + at, n,
+                                                          true);
         }
     }
     return ret;
@@ -959,13 +961,13 @@ int osc_newrma_cas_single_copy(ompi_osc_newrma_module_t *module, int target, uin
     if (self) {
         memcpy(result_addr, (void *) (uintptr_t) taddr, size);
     } else {
-        ret = osc_newrma_single_copy(pid, result_addr, taddr, size, false);
+        ret = osc_newrma_single_copy_at(NEWRMA_FAIL_CAS_READ, pid, result_addr, taddr, size, false);
     }
     if (OMPI_SUCCESS == ret && 0 == memcmp(result_addr, compare_addr, size)) {
         if (self) {
             memcpy((void *) (uintptr_t) taddr, origin_addr, size);
         } else {
-            ret = osc_newrma_single_copy(pid, (void *) origin_addr, taddr, size, true);
+            ret = osc_newrma_single_copy_at(NEWRMA_FAIL_CAS_WRITE, pid, (void *) origin_addr, taddr, size, true);
         }
     }
     acc_unlock(module, &locks);

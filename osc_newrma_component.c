@@ -153,6 +153,8 @@ static void register_path_counters(mca_base_component_t *version)
         { "relayed_bytes", "Bytes of this process's puts, gets and accumulates relayed through shared slots "
           "to targets inside MPI (windows of user memory on one node; see osc_newrma_relay_piece_bytes)",
           offsetof(ompi_osc_newrma_component_t, relayed_bytes) },
+        { "fail_injected", "Testing: single copies of this process that osc_newrma_fail_at failed or cut "
+          "short", offsetof(ompi_osc_newrma_component_t, fail_injected) },
         { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
           "others came eagerly; see osc_newrma_ucx_eager_limit)",
           offsetof(ompi_osc_newrma_component_t, ucx_rendezvous_received) },
@@ -323,6 +325,17 @@ static int component_register(void)
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
         &c->backing_directory);
 
+    c->fail_at = "";
+    (void) mca_base_component_var_register(version, "fail_at",
+        "Testing only: make one single copy (process_vm_readv/writev) of windows of user memory on one "
+        "node fail part-way, to check that what it was part of recovers exactly: \"POINT:N\" fails the "
+        "Nth copy at POINT in each process after it moved its bytes up to the remote page boundary "
+        "nearest below its middle, \"POINT:N:short\" has it "
+        "come back short there (the rest then moved).  POINT: share_copy_target, share_copy_origin, "
+        "share_reduce_read, share_reduce_result, acc_read, acc_write, cas_read, cas_write, move "
+        "(docs/errors.md, \"Failure points\"); empty: none",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &c->fail_at);
+
     c->use_cma = true;
     (void) mca_base_component_var_register(version, "use_cma",
         "Reach MPI_Win_create and MPI_Win_create_dynamic memory of on-node peers with single-copy "
@@ -429,6 +442,9 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
         c->fence_flat_ranks = (unsigned int) (c->cacheline / sizeof(int64_t));
     }
     c->single_copy_usable = c->use_cma && osc_newrma_single_copy_init();
+    if (!osc_newrma_fail_arm(c->fail_at)) {
+        opal_output(0, "osc/newrma: osc_newrma_fail_at \"%s\" names no failure point: ignored", c->fail_at);
+    }
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "initialized: cache line %lu bytes, single-copy %s",
                    (unsigned long) c->cacheline, c->single_copy_usable ? "usable" : "unavailable");
 

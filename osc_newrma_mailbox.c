@@ -408,9 +408,9 @@ static int pending_single_copy(ompi_osc_newrma_module_t *module, const osc_newrm
         return osc_newrma_cas_single_copy(module, p->target, p->taddr, p->data, p->data + p->bytes, answer,
                                           p->bytes);
     }
-    return osc_newrma_single_copy(osc_newrma_shm_peer(&module->shm, p->target)->pid,
-                                  NEWRMA_MAILBOX_PUT == p->kind ? (void *) p->data : p->local, p->taddr, p->bytes,
-                                  NEWRMA_MAILBOX_PUT == p->kind);
+    return osc_newrma_single_copy_at(NEWRMA_FAIL_MOVE, osc_newrma_shm_peer(&module->shm, p->target)->pid,
+                                     NEWRMA_MAILBOX_PUT == p->kind ? (void *) p->data : p->local, p->taddr,
+                                     p->bytes, NEWRMA_MAILBOX_PUT == p->kind);
 }
 
 static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t patience)

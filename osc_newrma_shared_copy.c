@@ -71,25 +71,28 @@ static uint64_t share_take_chunks(osc_newrma_share_t *share, uint64_t bytes, uin
 }
 
 /* A shared copy's chunk: `mine` in this process, `theirs` in process
- * `pid`; `write` moves mine to theirs. */
+ * `pid`; `write` moves mine to theirs; `point`: the origin's or the
+ * target's (tests fail them apart). */
 typedef struct {
     pid_t pid;
     char *mine;
     uint64_t theirs;
     bool write;
+    osc_newrma_fail_point_t point;
 } share_copy_t;
 
 static int share_copy_chunk(void *ctx, uint64_t off, uint64_t len)
 {
     const share_copy_t *c = (const share_copy_t *) ctx;
 
-    return osc_newrma_single_copy(c->pid, c->mine + off, c->theirs + off, len, c->write);
+    return osc_newrma_single_copy_at(c->point, c->pid, c->mine + off, c->theirs + off, len, c->write);
 }
 
 /* The origin's side of any shared operation: post it (the target joins
  * when it sees it), do chunks with `fn` until none are left, then withdraw
  * the request if the target never took it, or wait for the target's last
- * chunk; a chunk the target failed is done with `fn` too. */
+ * chunk; the rest of a chunk the target failed is done with `fn` too, from
+ * the first byte it left undone to the chunk's end. */
 static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
                      const osc_newrma_share_t *init, size_t init_bytes, osc_newrma_share_chunk_fn_t fn, void *ctx)
 {
@@ -97,7 +100,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
     uint32_t mine;
-    uint64_t failed;
+    uint64_t failed, undone = 0;
     size_t ours = 0;
     unsigned int spins = 0;
     int ret = osc_newrma_mailbox_flush_pending(module);   /* the mailbox may hold our own request */
@@ -123,10 +126,15 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     }
     failed = share->failed;
     __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
-    /* a chunk the target could not do: ours to do */
-    if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
-        ret = fn(ctx, failed, osc_newrma_chunk_len(bytes, failed, chunk));
+    if (NEWRMA_SHARE_NONE != failed) {
+        uint64_t chunk_start = failed - failed % chunk;
+        undone = chunk_start + osc_newrma_chunk_len(bytes, chunk_start, chunk) - failed;
+    }
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes,
+                            (int64_t) (bytes - ours - undone));
+    /* the rest of a chunk the target could not finish: ours to do */
+    if (0 != undone && OMPI_SUCCESS == ret) {
+        ret = fn(ctx, failed, undone);
     }
     return ret;
 }
@@ -135,7 +143,7 @@ int osc_newrma_shared_copy(ompi_osc_newrma_module_t *module, int target, bool wr
                            uint64_t taddr, size_t bytes)
 {
     share_copy_t copy = { .pid = osc_newrma_shm_peer(&module->shm, target)->pid, .mine = local, .theirs = taddr,
-                          .write = write };
+                          .write = write, .point = NEWRMA_FAIL_SHARE_COPY_ORIGIN };
     osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_SHARE_PUT : NEWRMA_MAILBOX_SHARE_GET,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
@@ -166,7 +174,8 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
 /* A shared accumulate's chunk at the target: the origin's elements, read a
  * buffer at a time, combined into our memory in place (the origin holds
  * the stripes of the whole span for us); a get_accumulate's old values
- * written to the origin's result buffer first. */
+ * written to the origin's result buffer first.  A piece whose copy fails is
+ * not combined at all; `undone`: its first byte, where the origin resumes. */
 typedef struct {
     pid_t pid;
     uint64_t origin_addr;
@@ -177,22 +186,27 @@ typedef struct {
     size_t esize;
     char *buffer;
     size_t buffer_bytes;
+    uint64_t undone;
 } share_reduce_t;
 
 static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 {
-    const share_reduce_t *r = (const share_reduce_t *) ctx;
+    share_reduce_t *r = (share_reduce_t *) ctx;
     int ret = OMPI_SUCCESS;
 
-    for (uint64_t at = off ; at < off + len && OMPI_SUCCESS == ret ; at += r->buffer_bytes) {
+    for (uint64_t at = off ; at < off + len ; at += r->buffer_bytes) {
         size_t n = off + len - at < r->buffer_bytes ? off + len - at : r->buffer_bytes;
-        ret = osc_newrma_single_copy(r->pid, r->buffer, r->origin_addr + at, n, false);
+        ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_READ, r->pid, r->buffer, r->origin_addr + at, n,
+                                        false);
         if (OMPI_SUCCESS == ret && 0 != r->result_addr) {
-            ret = osc_newrma_single_copy(r->pid, r->mine + at, r->result_addr + at, n, true);
+            ret = osc_newrma_single_copy_at(NEWRMA_FAIL_SHARE_REDUCE_RESULT, r->pid, r->mine + at,
+                                            r->result_addr + at, n, true);
         }
-        if (OMPI_SUCCESS == ret) {
-            osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
+        if (OMPI_SUCCESS != ret) {
+            r->undone = at;
+            return ret;
         }
+        osc_newrma_acc_combine(r->op, r->dt, r->mine + at, r->buffer, NULL, n / r->esize, r->esize);
     }
     return ret;
 }
@@ -226,7 +240,7 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     int origin = (int) req->count, ret = OMPI_SUCCESS;
     share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
     share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
-                          .write = NEWRMA_MAILBOX_SHARE_GET == req->kind };
+                          .write = NEWRMA_MAILBOX_SHARE_GET == req->kind, .point = NEWRMA_FAIL_SHARE_COPY_TARGET };
     bool is_acc = NEWRMA_MAILBOX_SHARE_ACC == req->kind;
     size_t done = 0;
     uint64_t failed;
@@ -248,7 +262,9 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     reduce.pid = copy.pid = osc_newrma_shm_peer(&module->shm, origin)->pid;
     failed = share_take_chunks(share, bytes, chunk, is_acc ? share_reduce_chunk : share_copy_chunk,
                                is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
-    share->failed = failed;
+    /* a copy's chunk is done again whole (the same bytes again); an
+     * accumulate's from the piece that failed */
+    share->failed = is_acc && NEWRMA_SHARE_NONE != failed ? reduce.undone : failed;
     __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
     free(reduce.buffer);
     return 1;

@@ -26,8 +26,11 @@
 
 /* A shared copy's payload in the mailbox: where the origin's bytes are,
  * how many, in what chunks; the offset of the next chunk to take (both
- * processes take chunks with a fetch-and-add); the offset of a chunk the
- * target failed to copy.  40 bytes: the mailbox's first hardware line. */
+ * processes take chunks with a fetch-and-add); where the target stopped in
+ * a chunk it failed: the first byte it left undone, the origin does the
+ * rest of that chunk from there (an accumulate's pieces before it are
+ * reduced already and must not be again).  40 bytes: the mailbox's first
+ * hardware line. */
 typedef struct {
     uint64_t origin_addr;
     uint64_t bytes;

@@ -29,6 +29,9 @@
 #include "ompi/constants.h"
 #include "mpi.h"
 
+#include "opal/util/sys_limits.h"
+
+#include "osc_newrma.h"
 #include "osc_newrma_single_copy.h"
 
 #ifndef IOV_MAX
@@ -119,4 +122,74 @@ int osc_newrma_single_copy(pid_t pid, void *local, uint64_t remote, size_t len, 
         return OMPI_SUCCESS;
     }
     return osc_newrma_single_copy_transfer(pid, &liov, 1, &riov, 1, write);
+}
+
+/* ------------------------------------------------------------------ */
+/* test failure points (osc_newrma_fail_at)                            */
+/* ------------------------------------------------------------------ */
+
+osc_newrma_fail_point_t osc_newrma_fail_armed = NEWRMA_FAIL_NONE;
+static uint64_t fail_countdown;   /* copies at the armed point until the one that fails */
+static bool fail_short;           /* it comes back short instead of failing */
+
+static const char *const fail_point_names[NEWRMA_FAIL_POINTS] = {
+    [NEWRMA_FAIL_SHARE_COPY_TARGET] = "share_copy_target", [NEWRMA_FAIL_SHARE_COPY_ORIGIN] = "share_copy_origin",
+    [NEWRMA_FAIL_SHARE_REDUCE_READ] = "share_reduce_read", [NEWRMA_FAIL_SHARE_REDUCE_RESULT] = "share_reduce_result",
+    [NEWRMA_FAIL_ACC_READ] = "acc_read", [NEWRMA_FAIL_ACC_WRITE] = "acc_write", [NEWRMA_FAIL_CAS_READ] = "cas_read",
+    [NEWRMA_FAIL_CAS_WRITE] = "cas_write", [NEWRMA_FAIL_MOVE] = "move",
+};
+
+bool osc_newrma_fail_arm(const char *spec)
+{
+    char name[32], mode[8] = "";
+    unsigned long long n = 0;
+
+    osc_newrma_fail_armed = NEWRMA_FAIL_NONE;
+    if (NULL == spec || '\0' == spec[0]) {
+        return true;
+    }
+    if (sscanf(spec, "%31[a-z_]:%llu:%7s", name, &n, mode) < 2 || 0 == n
+        || ('\0' != mode[0] && 0 != strcmp(mode, "short"))) {
+        return false;
+    }
+    for (int p = NEWRMA_FAIL_NONE + 1 ; p < NEWRMA_FAIL_POINTS ; ++p) {
+        if (0 == strcmp(name, fail_point_names[p])) {
+            fail_countdown = n;
+            fail_short = '\0' != mode[0];
+            osc_newrma_fail_armed = (osc_newrma_fail_point_t) p;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How much of a copy gets through before the injected failure: up to the
+ * last page boundary of the remote side at or before its middle, as the
+ * kernel stops at the page it cannot reach (so an aligned element is never
+ * torn). */
+static size_t injected_part(uint64_t remote, size_t len)
+{
+    uint64_t page = (uint64_t) opal_getpagesize(), boundary = (remote + len / 2) & ~(page - 1);
+
+    return boundary > remote ? (size_t) (boundary - remote) : 0;
+}
+
+int osc_newrma_single_copy_injected(osc_newrma_fail_point_t point, pid_t pid, void *local, uint64_t remote,
+                                    size_t len, bool write)
+{
+    size_t half = injected_part(remote, len);
+    int ret;
+
+    /* threads: a lost count only moves the failure to another copy */
+    if (0 == fail_countdown || 0 != --fail_countdown) {
+        return osc_newrma_single_copy(pid, local, remote, len, write);
+    }
+    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.fail_injected, 1);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "test failure point %s: a copy of %zu bytes %s after %zu",
+                   fail_point_names[point], len, fail_short ? "comes back short" : "fails", half);
+    ret = osc_newrma_single_copy(pid, local, remote, half, write);
+    if (OMPI_SUCCESS != ret || !fail_short) {
+        return OMPI_SUCCESS != ret ? ret : OMPI_ERROR;
+    }
+    return osc_newrma_single_copy(pid, (char *) local + half, remote + half, len - half, write);
 }

@@ -196,7 +196,7 @@ static int usermem_move(ompi_osc_newrma_module_t *module, int target, bool write
                 return ret;
             }
         }
-        return osc_newrma_single_copy(pid, local, remote, ol->bytes, write);
+        return osc_newrma_single_copy_at(NEWRMA_FAIL_MOVE, pid, local, remote, ol->bytes, write);
     }
     ret = osc_newrma_datatype_iovecs(origin_dt, origin_count, origin_addr, ol, &one_local, &local, &nlocal);
     if (OMPI_SUCCESS == ret) {

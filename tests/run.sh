@@ -110,8 +110,9 @@ for file in "${names[@]}"; do
     name=${file%.c}
     src=$top/tests/$file
     stale=0
-    # a test may be another one run with other parameters (#include "x.c")
-    deps=("$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.c\)"/\1/p' "$src"))
+    # a test may be another one run with other parameters (#include "x.c"),
+    # or one of several sharing a body (#include "x.h")
+    deps=("$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.[ch]\)"/\1/p' "$src"))
     # a test of the component's own functions depends on its sources too
     grep -q 'newrma-test:.*links-component' "$src" && deps+=("$top"/osc_newrma*.[ch])
     for dep in "${deps[@]}"; do

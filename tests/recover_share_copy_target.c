@@ -1,0 +1,20 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * Failure point share_copy_target:2 (docs/errors.md, "Failure points"):
+ * the target's 2nd chunk of a shared put (a read of the origin's bytes)
+ * fails half-way: the origin copies that chunk again.
+ * The body and its checks: tests/recover.h.
+ *
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_copy_target:2
+ */
+#define RECOVER_NAME "recover_share_copy_target"
+#define RECOVER_FIRST RECOVER_MOVES
+#include "recover.h"

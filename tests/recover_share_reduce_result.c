@@ -1,0 +1,21 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * Failure point share_reduce_result:2 (docs/errors.md, "Failure points"):
+ * the target's write of the old values of the 2nd piece of a shared
+ * get_accumulate to the origin fails half-way, after its 1st piece was
+ * reduced: resumed at the failed piece, old values right.
+ * The body and its checks: tests/recover.h.
+ *
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_reduce_result:2
+ */
+#define RECOVER_NAME "recover_share_reduce_result"
+#define RECOVER_FIRST RECOVER_GET_ACC
+#include "recover.h"

@@ -1,0 +1,20 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * Failure point share_reduce_result:1:short (docs/errors.md, "Failure points"):
+ * the target's write of a shared get_accumulate's old values comes back
+ * short (half the bytes): the rest must follow, nothing failed.
+ * The body and its checks: tests/recover.h.
+ *
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_reduce_result:1:short
+ */
+#define RECOVER_NAME "recover_share_reduce_short"
+#define RECOVER_FIRST RECOVER_GET_ACC
+#include "recover.h"
