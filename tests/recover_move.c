@@ -13,7 +13,7 @@
  * fails half-way: an error, and the next put and get are exact.
  * The body and its checks: tests/recover_origin.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_relay_bytes:0,osc_newrma_assist_share_bytes:0,osc_newrma_fail_at:move:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_relay_piece_bytes:0,osc_newrma_assist_share_bytes:0,osc_newrma_fail_at:move:1
  */
 #define RECOVER_NAME "recover_move"
 #define RECOVER_KIND RECOVER_MOVE

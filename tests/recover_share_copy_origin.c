@@ -13,7 +13,7 @@
  * the mailbox free again, the next (shared) put and get exact.
  * The body and its checks: tests/recover_origin.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_assist_share_bytes:65536,osc_newrma_fail_at:share_copy_origin:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0,osc_newrma_assist_share_bytes:65536,osc_newrma_fail_at:share_copy_origin:1
  */
 #define RECOVER_NAME "recover_share_copy_origin"
 #define RECOVER_KIND RECOVER_MOVE

@@ -13,7 +13,7 @@
  * follow.
  * The body and its checks: tests/recover.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_copy_target:1:short
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0,osc_newrma_fail_at:share_copy_target:1:short
  */
 #define RECOVER_NAME "recover_share_copy_short"
 #define RECOVER_FIRST RECOVER_MOVES

@@ -13,7 +13,7 @@
  * fails half-way: the origin copies that chunk again.
  * The body and its checks: tests/recover.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_copy_target:2
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0,osc_newrma_fail_at:share_copy_target:2
  */
 #define RECOVER_NAME "recover_share_copy_target"
 #define RECOVER_FIRST RECOVER_MOVES

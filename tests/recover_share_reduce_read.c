@@ -14,7 +14,7 @@
  * must resume at the failed piece (not redo the 1st).
  * The body and its checks: tests/recover.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_reduce_read:2
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0,osc_newrma_fail_at:share_reduce_read:2
  */
 #define RECOVER_NAME "recover_share_reduce_read"
 #define RECOVER_FIRST RECOVER_ACC

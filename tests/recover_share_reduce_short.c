@@ -13,7 +13,7 @@
  * short (half the bytes): the rest must follow, nothing failed.
  * The body and its checks: tests/recover.h.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0,osc_newrma_fail_at:share_reduce_result:1:short
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0,osc_newrma_fail_at:share_reduce_result:1:short
  */
 #define RECOVER_NAME "recover_share_reduce_short"
 #define RECOVER_FIRST RECOVER_GET_ACC
