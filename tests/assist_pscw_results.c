@@ -28,8 +28,9 @@
  *    deadlock, right results;
  *  - with assistance on (osc_newrma_assist_timeout > 0, single-copy path):
  *    some operations answered by their target (MPI_T
- *    osc_newrma_assisted_ops) and, from the computing rounds, some
- *    withdrawn (osc_newrma_assist_withdrawn), at every rank count.
+ *    osc_newrma_assisted_ops) where every rank has a core of its own, and,
+ *    from the computing rounds, some withdrawn (osc_newrma_assist_withdrawn)
+ *    at every rank count.
  *
  * newrma-test: np>=2 only-newrma
  */
@@ -202,8 +203,12 @@ static void run(int flavor, int size, int expected_unused)
     MPI_Group origins, target;
     test_pvar_t assisted_pv, withdrawn_pv;
     unsigned long long assisted, withdrawn;
-    /* posted whatever the number of cores: a PSCW target serves them */
+    /* posted whatever the number of cores (a PSCW target serves them), and
+     * withdrawn from a computing target at any count; but whether a target
+     * answers one inside the timeout depends on its having a core: with
+     * more ranks than cores it may be off its core at every try */
     int expected = test_cvar_int("osc_newrma_assist_timeout") > 0 && !test_am_path(flavor);
+    int answers_expected = test_assist_expected(flavor, size);
 
     (void) expected_unused;
     test_target0_groups(&origins, &target);
@@ -219,7 +224,7 @@ static void run(int flavor, int size, int expected_unused)
     ring_rounds(&tw, size);
     assisted = test_pvar_close_total(&assisted_pv, assisted);
     withdrawn = test_pvar_close_total(&withdrawn_pv, withdrawn);
-    CHECK(!expected || assisted > 0, "%s: no result-bearing operation was answered by its target",
+    CHECK(!answers_expected || assisted > 0, "%s: no result-bearing operation was answered by its target",
           flavor_names[flavor]);
     CHECK(!expected || withdrawn > 0, "%s: no operation was withdrawn from a computing target", flavor_names[flavor]);
     if (0 == test_rank) {
