@@ -116,7 +116,7 @@ static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *b
     uint64_t deadline = 0;
     unsigned int spins = 0, turns = 0, clock_turns = ASSIST_SPIN == patience ? NEWRMA_MAILBOX_CLOCK_SPINS : 1;
 
-    while (posted == __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    while (posted == osc_newrma_load_acquire(&box->state)) {
         if (ASSIST_SPIN == patience) {
             osc_newrma_cpu_relax();
         } else {
@@ -136,7 +136,7 @@ static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
     uint64_t deadline = 0;
     unsigned int turns = 0;
 
-    while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+    while (tag != osc_newrma_load_acquire(&answer->tag)) {
         osc_newrma_cpu_relax();
         if (0 == ++turns % NEWRMA_MAILBOX_CLOCK_SPINS && assist_timed_out(&deadline)) {
             return false;
@@ -151,9 +151,9 @@ static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
 static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_mailbox_t *box,
                          uint32_t *mine)
 {
-    uint64_t hint = __atomic_load_n(&module->assist_box_hint, __ATOMIC_RELAXED);
+    uint64_t hint = osc_newrma_load_relaxed(&module->assist_box_hint);
     uint32_t seen = (hint >> 32) == (uint32_t) target ? (uint32_t) hint
-                                                       : __atomic_load_n(&box->state, __ATOMIC_RELAXED);
+                                                       : osc_newrma_load_relaxed(&box->state);
 
     for (int attempt = 0 ; attempt < 2 ; ++attempt) {
         /* busy (another origin's request): single-copy, no waiting in line */
@@ -161,11 +161,9 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
             return false;
         }
         *mine = (seen & ~NEWRMA_MAILBOX_MASK) + (1u << NEWRMA_MAILBOX_BITS);
-        if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED, false,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        if (osc_newrma_cas_acquire(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED)) {
             /* every way out of a request leaves the mailbox FREE under its sequence */
-            __atomic_store_n(&module->assist_box_hint,
-                             osc_newrma_mailbox_target_word(target, *mine | NEWRMA_MAILBOX_FREE), __ATOMIC_RELAXED);
+            osc_newrma_store_relaxed(&module->assist_box_hint, osc_newrma_mailbox_target_word(target, *mine | NEWRMA_MAILBOX_FREE));
             return true;
         }
     }
@@ -190,7 +188,7 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
     box->count = req->count;
     box->addr = req->addr;
     memcpy(box->payload, in, in_bytes);
-    __atomic_store_n(&box->state, *mine | NEWRMA_MAILBOX_POSTED, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, *mine | NEWRMA_MAILBOX_POSTED);
     return OMPI_SUCCESS;
 }
 
@@ -213,14 +211,13 @@ static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox
 {
     uint32_t posted = mine | NEWRMA_MAILBOX_POSTED;
 
-    if (!__atomic_compare_exchange_n(&box->state, &posted, mine | back, false, __ATOMIC_RELAXED,
-                                     __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_relaxed(&box->state, &posted, mine | back)) {
         return false;
     }
     if (0 != stamp) {
-        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&module->assist_miss_stamp, stamp);
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_withdrawn, 1);
     return true;
 }
 
@@ -239,9 +236,8 @@ bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_ma
 /* A target answered: count it, and trust it for the next requests. */
 static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 {
-    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_MAILBOX_TRUSTED_ANSWERS),
-                     __ATOMIC_RELAXED);
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
+    osc_newrma_store_relaxed(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_MAILBOX_TRUSTED_ANSWERS));
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assisted_ops, 1);
 }
 
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
@@ -261,12 +257,12 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
     }
     /* taken: the target is applying it, a few instructions away; it
      * answers DONE, or frees the mailbox itself when it owes no answer */
-    while ((mine | NEWRMA_MAILBOX_TAKEN) == (state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE))) {
+    while ((mine | NEWRMA_MAILBOX_TAKEN) == (state = osc_newrma_load_acquire(&box->state))) {
         osc_newrma_backoff(&spins);
     }
     if ((mine | NEWRMA_MAILBOX_DONE) == state) {
         memcpy(out, box->payload, out_bytes);
-        __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&box->state, mine | NEWRMA_MAILBOX_FREE);
     }
     assist_answered(module, target);
     return OMPI_SUCCESS;
@@ -288,7 +284,7 @@ static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, u
             return OMPI_ERR_WOULD_BLOCK;
         }
         /* taken meanwhile: the answer is a few instructions away */
-        while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+        while (tag != osc_newrma_load_acquire(&answer->tag)) {
             osc_newrma_backoff(&spins);
         }
     }
@@ -301,13 +297,13 @@ static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, u
  * a try (a thread that finds it taken has the answer left in the mailbox). */
 static inline bool answer_line_take(ompi_osc_newrma_module_t *module)
 {
-    return !opal_using_threads() || !__atomic_exchange_n(&module->assist_answer_busy, true, __ATOMIC_ACQUIRE);
+    return !opal_using_threads() || !osc_newrma_exchange_acquire(&module->assist_answer_busy, true);
 }
 
 static inline void answer_line_give(ompi_osc_newrma_module_t *module)
 {
     if (opal_using_threads()) {
-        __atomic_store_n(&module->assist_answer_busy, false, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&module->assist_answer_busy, false);
     }
 }
 
@@ -427,8 +423,7 @@ static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t 
     ret = pending_single_copy(module, p, answer);
     if (ASSIST_AFTER_COMPLETION == patience) {
         /* done: the target's MPI_Win_wait may return */
-        __atomic_store_n(&osc_newrma_shm_mailbox(&module->shm, p->target)->state, p->mine | NEWRMA_MAILBOX_FREE,
-                         __ATOMIC_RELEASE);
+        osc_newrma_store_release(&osc_newrma_shm_mailbox(&module->shm, p->target)->state, p->mine | NEWRMA_MAILBOX_FREE);
     }
     return ret;
 }
@@ -447,7 +442,7 @@ int osc_newrma_mailbox_complete_epoch(ompi_osc_newrma_module_t *module)
      * completion is signalled (osc_newrma_mailbox_collect_answer) */
     if (module->assist_pending.active && NULL == pending_answer(&module->assist_pending)) {
         module->assist_pending.active = false;
-        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_left, 1);
+        (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_left, 1);
     }
     return OMPI_SUCCESS;
 }
@@ -570,10 +565,9 @@ static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_
     osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, origin);
     uint32_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
 
-    __atomic_store_n(&box->state, sequence | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, sequence | NEWRMA_MAILBOX_FREE);
     memcpy(answer->payload, out, bytes);
-    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_MAILBOX_DONE),
-                     __ATOMIC_RELEASE);
+    osc_newrma_store_release(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_MAILBOX_DONE));
 }
 
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
@@ -587,7 +581,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     bool locked;
     size_t bytes, in_bytes;
 
-    posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE);
+    posted = osc_newrma_load_acquire(&box->state);
     osc_newrma_mailbox_stamp(module, now);
     if (NEWRMA_MAILBOX_POSTED != (posted & NEWRMA_MAILBOX_MASK)) {
         return 0;
@@ -621,7 +615,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return 0;
     }
     taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         if (locked) {
             osc_newrma_acc_stripes_unlock(module, &stripes);
         }
@@ -634,7 +628,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* no answer owed (a put, an accumulate without result): the mailbox
      * is free again at once -- its origin may not be waiting at all */
     if (NEWRMA_MAILBOX_PUT == req.kind || (NEWRMA_MAILBOX_ACC == req.kind && !req.want_result)) {
-        __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_FREE);
         return 1;
     }
     if (0 != req.answer_to) {
@@ -642,7 +636,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return 1;
     }
     memcpy(box->payload, out, bytes);
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE);
     return 1;
 }
 
@@ -655,10 +649,10 @@ bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module)
         return true;
     }
     box = osc_newrma_shm_mailbox(&module->shm, module->rank);
-    state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
+    state = osc_newrma_load_acquire(&box->state) & NEWRMA_MAILBOX_MASK;
     if (NEWRMA_MAILBOX_POSTED == state) {
         (void) osc_newrma_progress_serve(module);
-        state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
+        state = osc_newrma_load_acquire(&box->state) & NEWRMA_MAILBOX_MASK;
     }
     /* TAKEN: being applied (by another thread's progress); WITHDRAWING:
      * by its origin, which signalled its completion before */

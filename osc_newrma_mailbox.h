@@ -124,14 +124,14 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
 {
     uint64_t trusted;
 
-    *stamp = __atomic_load_n(&osc_newrma_shm_mailbox_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
-    if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
+    *stamp = osc_newrma_load_relaxed(&osc_newrma_shm_mailbox_presence(&module->shm, target)->stamp);
+    if (0 == *stamp || *stamp == osc_newrma_load_relaxed(&module->assist_miss_stamp)) {
         return false;
     }
     /* a lost decrement (threads) only trusts one answer more */
-    trusted = __atomic_load_n(&module->assist_trusted, __ATOMIC_RELAXED);
+    trusted = osc_newrma_load_relaxed(&module->assist_trusted);
     if ((trusted >> 32) == (uint32_t) target && (uint32_t) trusted > 0) {
-        __atomic_store_n(&module->assist_trusted, trusted - 1, __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&module->assist_trusted, trusted - 1);
         return true;
     }
     return osc_newrma_clock_ns() - *stamp < NEWRMA_MAILBOX_FRESH_NS;
@@ -171,8 +171,7 @@ static inline void osc_newrma_mailbox_stamp(ompi_osc_newrma_module_t *module, ui
 {
     if (0 != now && now - module->assist_stamp_written >= NEWRMA_MAILBOX_STAMP_NS) {
         module->assist_stamp_written = now;
-        __atomic_store_n(&osc_newrma_shm_mailbox_presence(&module->shm, module->rank)->stamp, now,
-                         __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&osc_newrma_shm_mailbox_presence(&module->shm, module->rank)->stamp, now);
     }
 }
 
@@ -194,7 +193,7 @@ static inline bool osc_newrma_mailbox_request_posted(const ompi_osc_newrma_modul
 {
     const osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
 
-    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&box->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK);
+    return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&box->state) & NEWRMA_MAILBOX_MASK);
 }
 
 /* One step of a window's own spin-wait where origins may be waiting for

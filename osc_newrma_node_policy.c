@@ -107,19 +107,19 @@ static bool probe_wanted(void)
 int32_t osc_newrma_node_policy_probe(void)
 {
     static int32_t measured;
-    static volatile int32_t is_measured = 0;
+    static int32_t is_measured = 0;
 
     if (!probe_wanted()) {
         return -1;
     }
-    if (!__atomic_load_n(&is_measured, __ATOMIC_ACQUIRE)) {
+    if (!osc_newrma_load_acquire(&is_measured)) {
         /* threads creating windows at once may both measure: either answer
          * does (the component's lock: windows are rarely created at once) */
         double speed = single_copy_speed(NEWRMA_SHARE_PROBE_BYTES);
         OPAL_THREAD_LOCK(&mca_osc_newrma_component.am_lock);
-        if (!is_measured) {
+        if (!osc_newrma_load_relaxed(&is_measured)) {   /* under the lock */
             measured = speed < 0.0 ? -1 : speed > 1000.0 ? 1000000 : (int32_t) (speed * 1000.0);
-            __atomic_store_n(&is_measured, 1, __ATOMIC_RELEASE);
+            osc_newrma_store_release(&is_measured, 1);
         }
         OPAL_THREAD_UNLOCK(&mca_osc_newrma_component.am_lock);
     }

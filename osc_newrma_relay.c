@@ -288,7 +288,7 @@ static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
 {
     uint8_t kind = own->kind;
 
-    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&own->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK)
+    return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&own->state) & NEWRMA_MAILBOX_MASK)
            && (NEWRMA_MAILBOX_RELAY_PUT == kind || NEWRMA_MAILBOX_RELAY_GET == kind || NEWRMA_MAILBOX_RELAY_ACC == kind);
 }
 
@@ -298,18 +298,18 @@ static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
  * for us meanwhile (the caller copies by system call, and our waits serve
  * that relay later); once taken, as long as it takes: the target copies
  * until it is done. */
-static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *counter, uint64_t at_least)
+static relay_wait_t relay_wait(relay_link_t *link, const uint64_t *counter, uint64_t at_least)
 {
     unsigned int turns = 0, spins = 0;
 
-    while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
-        uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE);
+    while (osc_newrma_load_acquire(counter) < at_least) {
+        uint32_t state = osc_newrma_load_acquire(&link->box->state);
         uint32_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
         relay_wait_t give_up = RELAY_READY;
 
         if ((link->mine | NEWRMA_MAILBOX_DONE) == state) {
             /* the target advances the counters before it says DONE */
-            return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= at_least ? RELAY_READY : RELAY_REFUSED;
+            return osc_newrma_load_acquire(counter) >= at_least ? RELAY_READY : RELAY_REFUSED;
         }
         if (posted == state && relay_crossing(link->own)) {
             give_up = RELAY_CROSSED;
@@ -321,8 +321,7 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
             give_up = now > link->deadline ? RELAY_WITHDRAWN : RELAY_READY;
         }
         if (RELAY_READY != give_up
-            && __atomic_compare_exchange_n(&link->box->state, &posted, link->mine | NEWRMA_MAILBOX_FREE, false,
-                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            && osc_newrma_cas_relaxed(&link->box->state, &posted, link->mine | NEWRMA_MAILBOX_FREE)) {
             return give_up;
         }
         relay_pause(&spins);
@@ -346,13 +345,13 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, relay_link
             got = relay_wait(link, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
-                __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+                osc_newrma_store_release(&head->filled, i + 1);
             }
         } else {
             got = relay_wait(link, &head->filled, i + 1);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
-                __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+                osc_newrma_store_release(&head->consumed, i + 1);
             }
         }
     }
@@ -380,8 +379,8 @@ static int relay_post(ompi_osc_newrma_module_t *module, int target, const osc_ne
     }
     /* nobody uses the area between relays: the last one's target said
      * DONE after its last access, or never took it */
-    own->head->filled = 0;
-    own->head->consumed = 0;
+    osc_newrma_store_relaxed(&own->head->filled, 0);   /* published by the post */
+    osc_newrma_store_relaxed(&own->head->consumed, 0);
     for (unsigned int i = 0 ; i < nsegs ; ++i) {
         own->head->segs[i] = (osc_newrma_relay_seg_t) { .addr = (uint64_t) (uintptr_t) remote[i].iov_base,
                                                         .len = remote[i].iov_len };
@@ -404,24 +403,24 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "relay of %zu bytes to rank %d: %s, withdrawn", bytes, target,
                        RELAY_CROSSED == got ? "another relay waits for us" : "not taken in time");
         if (RELAY_WITHDRAWN == got) {   /* a crossing target is present: no miss */
-            __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+            osc_newrma_store_relaxed(&module->assist_miss_stamp, stamp);
         }
-        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+        (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_withdrawn, 1);
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
     for (unsigned int spins = 0 ;
-         (link->mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE) ;) {
+         (link->mine | NEWRMA_MAILBOX_DONE) != osc_newrma_load_acquire(&link->box->state) ;) {
         relay_pause(&spins);
     }
-    __atomic_store_n(&link->box->state, link->mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&link->box->state, link->mine | NEWRMA_MAILBOX_FREE);
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
         module->assist_relay_bytes = SIZE_MAX;   /* that target cannot reach us: no more tries */
         return OMPI_ERR_WOULD_BLOCK;
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.relayed_bytes, (int64_t) bytes);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.relayed_bytes, (uint64_t) bytes);
     return OMPI_SUCCESS;
 }
 
@@ -465,7 +464,7 @@ static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_
             osc_newrma_copy_bytes(osc_newrma_relay_slot(area, i), origin + i * NEWRMA_RELAY_ACC_CHUNK,
                                   relay_acc_chunk_len(bytes, i));
         }
-        __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&head->filled, i + 1);
     }
     if (RELAY_READY == got) {
         got = relay_wait(link, &head->consumed, chunks);
@@ -556,17 +555,17 @@ static void serve_relay_stream(const osc_newrma_relay_area_t *area, bool put, co
         char *slot = osc_newrma_relay_slot(area, i);
         unsigned int spins = 0;
         if (put) {
-            while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+            while (osc_newrma_load_acquire(&head->filled) <= i) {
                 relay_pause(&spins);
             }
             relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
-            __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+            osc_newrma_store_release(&head->consumed, i + 1);
         } else {
-            while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
+            while (i >= osc_newrma_load_acquire(&head->consumed) + NEWRMA_RELAY_SLOTS) {
                 relay_pause(&spins);
             }
             relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
-            __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+            osc_newrma_store_release(&head->filled, i + 1);
         }
     }
 }
@@ -622,11 +621,11 @@ static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_
     for (uint64_t i = 0 ; i < chunks ; ++i) {
         relay_reduce_piece_t piece = { .r = r, .slot = osc_newrma_relay_slot(area, i) };
         unsigned int spins = 0;
-        while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+        while (osc_newrma_load_acquire(&head->filled) <= i) {
             relay_pause(&spins);
         }
         relay_cursor_walk(&at, relay_acc_chunk_len(bytes, i), piece_reduce, &piece);
-        __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&head->consumed, i + 1);
     }
 }
 
@@ -663,7 +662,7 @@ int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_
         return 0;
     }
     area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         return 0;
     }
     usable = NULL != area && relay_segs_read(area->head, nsegs, bytes, segs)
@@ -673,7 +672,7 @@ int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_
     } else if (usable) {
         serve_relay_stream(area, NEWRMA_MAILBOX_RELAY_PUT == req->kind, segs, bytes);
     }
-    __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, done);
     /* still inside MPI after a long copy: say so, or the origin's next
      * relay would find the stamp stale */
     osc_newrma_mailbox_stamp(module, osc_newrma_clock_ns());

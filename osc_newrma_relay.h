@@ -54,8 +54,8 @@ typedef struct {
  * segments' (the two lists have the same lengths). */
 typedef struct {
     uint64_t cookie;
-    _Alignas(64) volatile uint64_t filled;      /* chunks published by the writer */
-    _Alignas(64) volatile uint64_t consumed;    /* chunks copied out by the reader */
+    _Alignas(64) uint64_t filled;               /* chunks published by the writer */
+    _Alignas(64) uint64_t consumed;             /* chunks copied out by the reader */
     _Alignas(64) osc_newrma_relay_seg_t segs[NEWRMA_RELAY_SEGS];
 } osc_newrma_relay_head_t;
 

@@ -56,7 +56,7 @@ static uint64_t share_take_chunks(osc_newrma_share_t *share, uint64_t bytes, uin
                                   osc_newrma_share_chunk_fn_t fn, void *ctx, int *ret, size_t *done)
 {
     for (;;) {
-        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
+        uint64_t off = osc_newrma_fetch_add_relaxed(&share->next, chunk), len;
 
         if (off >= bytes) {
             return NEWRMA_SHARE_NONE;
@@ -118,12 +118,12 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     if (osc_newrma_mailbox_withdraw(module, box, mine, 0, NEWRMA_MAILBOX_FREE)) {
         return ret;
     }
-    while ((mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    while ((mine | NEWRMA_MAILBOX_DONE) != osc_newrma_load_acquire(&box->state)) {
         osc_newrma_backoff(&spins);
     }
-    failed = share->failed;
-    __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes, (int64_t) (bytes - ours));
+    failed = osc_newrma_load_relaxed(&share->failed);   /* after DONE, acquired */
+    osc_newrma_store_release(&box->state, mine | NEWRMA_MAILBOX_FREE);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.shared_copy_bytes, bytes - ours);
     /* a chunk the target could not do: ours to do */
     if (NEWRMA_SHARE_NONE != failed && OMPI_SUCCESS == ret) {
         ret = fn(ctx, failed, osc_newrma_chunk_len(bytes, failed, chunk));
@@ -241,15 +241,15 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     if (is_acc && NULL == (reduce.buffer = malloc(reduce.buffer_bytes))) {
         return 0;
     }
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         free(reduce.buffer);
         return 0;
     }
     reduce.pid = copy.pid = osc_newrma_shm_peer(&module->shm, origin)->pid;
     failed = share_take_chunks(share, bytes, chunk, is_acc ? share_reduce_chunk : share_copy_chunk,
                                is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
-    share->failed = failed;
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
+    osc_newrma_store_relaxed(&share->failed, failed);   /* published by DONE */
+    osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE);
     free(reduce.buffer);
     return 1;
 }

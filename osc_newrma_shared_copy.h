@@ -32,8 +32,8 @@ typedef struct {
     uint64_t origin_addr;
     uint64_t bytes;
     uint64_t chunk;
-    volatile uint64_t next;
-    volatile uint64_t failed;
+    uint64_t next;
+    uint64_t failed;
 } osc_newrma_share_t;
 #define NEWRMA_SHARE_NONE UINT64_MAX
 /* A shared get_accumulate's payload: the same, and where the origin wants
