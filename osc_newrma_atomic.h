@@ -47,6 +47,9 @@
 #define OSC_NEWRMA_ATOMIC_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* loads and stores */
 #define osc_newrma_load_relaxed(p)       __atomic_load_n((p), __ATOMIC_RELAXED)
@@ -95,6 +98,39 @@ static inline void osc_newrma_fence_release(void)
 static inline void osc_newrma_fence_seq_cst(void)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Copies of bytes that another process may be writing or reading at the
+ * same time (a mailbox request's payload, read before the request is
+ * taken): relaxed atomic accesses to the shared side, 8 bytes at a time
+ * where it is aligned.  The ordering is the caller's (fences). */
+static inline void osc_newrma_copy_to_shared(uint8_t *shared, const void *private_bytes, size_t bytes)
+{
+    const uint8_t *from = private_bytes;
+    size_t i = 0;
+
+    for (; i + 8 <= bytes && 0 == ((uintptr_t) (shared + i) & 7) ; i += 8) {
+        uint64_t word;
+        memcpy(&word, from + i, 8);
+        osc_newrma_store_relaxed((uint64_t *) (void *) (shared + i), word);
+    }
+    for (; i < bytes ; ++i) {
+        osc_newrma_store_relaxed(&shared[i], from[i]);
+    }
+}
+
+static inline void osc_newrma_copy_from_shared(void *private_bytes, const uint8_t *shared, size_t bytes)
+{
+    uint8_t *to = private_bytes;
+    size_t i = 0;
+
+    for (; i + 8 <= bytes && 0 == ((uintptr_t) (shared + i) & 7) ; i += 8) {
+        uint64_t word = osc_newrma_load_relaxed((const uint64_t *) (const void *) (shared + i));
+        memcpy(to + i, &word, 8);
+    }
+    for (; i < bytes ; ++i) {
+        to[i] = osc_newrma_load_relaxed(&shared[i]);
+    }
 }
 
 #endif /* OSC_NEWRMA_ATOMIC_H */

@@ -110,7 +110,7 @@ static bool assist_timed_out(uint64_t *deadline)
 }
 
 /* Wait until the target takes request `posted` or the timeout passes. */
-static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
+static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
                        assist_patience_t patience)
 {
     uint64_t deadline = 0;
@@ -149,21 +149,22 @@ static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
  * in -- where our last claim left it, if that was this target's, which
  * saves fetching the line before taking it -- then from the state seen. */
 static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_mailbox_t *box,
-                         uint32_t *mine)
+                         uint64_t *mine)
 {
-    uint64_t hint = osc_newrma_load_relaxed(&module->assist_box_hint);
-    uint32_t seen = (hint >> 32) == (uint32_t) target ? (uint32_t) hint
-                                                       : osc_newrma_load_relaxed(&box->state);
+    uint64_t seen = target + 1 == osc_newrma_load_relaxed(&module->assist_box_hint_target)
+                        ? osc_newrma_load_relaxed(&module->assist_box_hint)
+                        : osc_newrma_load_relaxed(&box->state);
 
     for (int attempt = 0 ; attempt < 2 ; ++attempt) {
         /* busy (another origin's request): single-copy, no waiting in line */
         if (NEWRMA_MAILBOX_FREE != (seen & NEWRMA_MAILBOX_MASK)) {
             return false;
         }
-        *mine = (seen & ~NEWRMA_MAILBOX_MASK) + (1u << NEWRMA_MAILBOX_BITS);
+        *mine = (seen & ~NEWRMA_MAILBOX_MASK) + ((uint64_t) 1 << NEWRMA_MAILBOX_BITS);
         if (osc_newrma_cas_acquire(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED)) {
             /* every way out of a request leaves the mailbox FREE under its sequence */
-            osc_newrma_store_relaxed(&module->assist_box_hint, osc_newrma_mailbox_target_word(target, *mine | NEWRMA_MAILBOX_FREE));
+            osc_newrma_store_relaxed(&module->assist_box_hint, *mine | NEWRMA_MAILBOX_FREE);
+            osc_newrma_store_relaxed(&module->assist_box_hint_target, target + 1);
             return true;
         }
     }
@@ -173,21 +174,26 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
 /* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
  * the mailbox is busy.  *mine: the request's sequence. */
 static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                             const void *in, size_t in_bytes, uint32_t *mine)
+                             const void *in, size_t in_bytes, uint64_t *mine)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
 
     if (!assist_claim(module, target, box, mine)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    box->kind = req->kind;
-    box->want_result = req->want_result;
-    box->dt_id = (uint8_t) req->dt_id;
-    box->op_index = (uint8_t) req->op_index;
-    box->answer_to = req->answer_to;
-    box->count = req->count;
-    box->addr = req->addr;
-    memcpy(box->payload, in, in_bytes);
+    /* A target may still be reading the line for a request withdrawn
+     * before our claim (osc_newrma_mailbox_serve reads it before it takes
+     * it): our claim before the request we write (a seqlock writer's
+     * release fence), relaxed atomic stores, the post a release. */
+    osc_newrma_fence_release();
+    osc_newrma_store_relaxed(&box->kind, req->kind);
+    osc_newrma_store_relaxed(&box->want_result, req->want_result);
+    osc_newrma_store_relaxed(&box->dt_id, (uint8_t) req->dt_id);
+    osc_newrma_store_relaxed(&box->op_index, (uint8_t) req->op_index);
+    osc_newrma_store_relaxed(&box->answer_to, req->answer_to);
+    osc_newrma_store_relaxed(&box->count, req->count);
+    osc_newrma_store_relaxed(&box->addr, req->addr);
+    osc_newrma_copy_to_shared(box->payload, in, in_bytes);
     osc_newrma_store_release(&box->state, *mine | NEWRMA_MAILBOX_POSTED);
     return OMPI_SUCCESS;
 }
@@ -195,7 +201,7 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
 /* The same for a request the origin will wait for: only to a target that
  * is present.  *stamp: the presence stamp it was posted on. */
 static int assist_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                       const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
+                       const void *in, size_t in_bytes, uint64_t *mine, uint64_t *stamp)
 {
     if (!module->assist_attended || !osc_newrma_mailbox_target_present(module, target, stamp)) {
         return OMPI_ERR_WOULD_BLOCK;
@@ -206,10 +212,10 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const osc_n
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                            uint64_t stamp, uint32_t back)
+static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                            uint64_t stamp, uint64_t back)
 {
-    uint32_t posted = mine | NEWRMA_MAILBOX_POSTED;
+    uint64_t posted = mine | NEWRMA_MAILBOX_POSTED;
 
     if (!osc_newrma_cas_relaxed(&box->state, &posted, mine | back)) {
         return false;
@@ -222,13 +228,13 @@ static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox
 }
 
 int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                            const void *in, size_t in_bytes, uint32_t *mine)
+                            const void *in, size_t in_bytes, uint64_t *mine)
 {
     return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                                 uint64_t stamp, uint32_t back)
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                                 uint64_t stamp, uint64_t back)
 {
     return assist_withdraw(module, box, mine, stamp, back);
 }
@@ -243,11 +249,11 @@ static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
  * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
  * caller does the operation itself. */
-static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint64_t mine, uint64_t stamp,
                          assist_patience_t patience, void *out, size_t out_bytes)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
-    uint32_t state;
+    uint64_t state;
     unsigned int spins = 0;
 
     if ((ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_MAILBOX_POSTED, patience))
@@ -271,11 +277,11 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
 /* The same for a request answered on our answer line: we spin on a line of
  * our own, the target frees its mailbox before it answers, and nothing of
  * ours stays to be written back to the target's line. */
-static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint64_t mine, uint64_t stamp,
                                  void *out, size_t out_bytes)
 {
     const osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, module->rank);
-    uint64_t tag = osc_newrma_mailbox_target_word(target, mine | NEWRMA_MAILBOX_DONE);
+    uint64_t tag = mine | NEWRMA_MAILBOX_DONE;   /* the line was cleared before the post (assist_run) */
     unsigned int spins = 0;
 
     if (!wait_answer(answer, tag)) {
@@ -315,11 +321,16 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const osc_ne
 {
     osc_newrma_mailbox_request_t on_line = *req;
     bool own_line = 0 != out_bytes && answer_line_take(module);
-    uint32_t mine;
+    uint64_t mine;
     uint64_t stamp;
     int ret;
 
     on_line.answer_to = own_line ? module->rank + 1 : 0;
+    if (own_line) {
+        /* the last answer's tag may be another target's with the same
+         * sequence: cleared before the post, which publishes the clear */
+        osc_newrma_store_relaxed(&osc_newrma_shm_mailbox_answer(&module->shm, module->rank)->tag, 0);
+    }
     ret = assist_post(module, target, &on_line, in, in_bytes, &mine, &stamp);
     if (OMPI_SUCCESS == ret) {
         ret = own_line ? assist_finish_on_line(module, target, mine, stamp, out, out_bytes)
@@ -339,7 +350,7 @@ static int assist_defer(ompi_osc_newrma_module_t *module, int target, const osc_
                         const osc_newrma_mailbox_pending_t *what, const void *in, size_t in_bytes)
 {
     osc_newrma_mailbox_pending_t *pending = &module->assist_pending;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t stamp = 0;
     int ret;
 
@@ -559,22 +570,22 @@ static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi
 /* Answer a request on its origin's answer line: the mailbox is free first
  * (the origin claims it again as soon as it has its answer), then the
  * payload, then the tag that says it is there. */
-static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t taken,
+static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t taken,
                            int origin, const uint8_t *out, size_t bytes)
 {
     osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, origin);
-    uint32_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
+    uint64_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
 
     osc_newrma_store_release(&box->state, sequence | NEWRMA_MAILBOX_FREE);
     memcpy(answer->payload, out, bytes);
-    osc_newrma_store_release(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_MAILBOX_DONE));
+    osc_newrma_store_release(&answer->tag, sequence | NEWRMA_MAILBOX_DONE);
 }
 
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
     _Alignas(16) uint8_t in[NEWRMA_MAILBOX_MAX_PAYLOAD], out[NEWRMA_MAILBOX_MAX_PAYLOAD];
-    uint32_t posted, taken;
+    uint64_t posted, taken;
     struct ompi_datatype_t *dt;
     osc_newrma_mailbox_request_t req;
     osc_newrma_acc_locks_t stripes;
@@ -588,24 +599,31 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     }
     /* a copy first: until our compare-and-swap succeeds the request may be
      * withdrawn and the line rewritten under us, so nothing read here is
-     * trusted (beyond staying in bounds) before then */
-    req = (osc_newrma_mailbox_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
-                               .op_index = box->op_index, .answer_to = box->answer_to, .count = box->count,
-                               .addr = box->addr };
+     * trusted (beyond staying in bounds) before then.  A seqlock read:
+     * relaxed atomic loads, then an acquire fence before the CAS that
+     * validates them (a new origin's words are seen only with its claim). */
+    req = (osc_newrma_mailbox_request_t) { .kind = osc_newrma_load_relaxed(&box->kind),
+                                           .want_result = osc_newrma_load_relaxed(&box->want_result),
+                                           .dt_id = osc_newrma_load_relaxed(&box->dt_id),
+                                           .op_index = osc_newrma_load_relaxed(&box->op_index),
+                                           .answer_to = osc_newrma_load_relaxed(&box->answer_to),
+                                           .count = osc_newrma_load_relaxed(&box->count),
+                                           .addr = osc_newrma_load_relaxed(&box->addr) };
+    osc_newrma_copy_from_shared(in, box->payload, module->assist_serve_bytes);
+    osc_newrma_fence_acquire();
     if (NEWRMA_MAILBOX_SHARE_PUT == req.kind || NEWRMA_MAILBOX_SHARE_GET == req.kind
         || NEWRMA_MAILBOX_SHARE_ACC == req.kind) {
-        return osc_newrma_shared_copy_serve(module, box, posted, &req);
+        return osc_newrma_shared_copy_serve(module, box, posted, &req, in);
     }
     if (NEWRMA_MAILBOX_RELAY_PUT == req.kind || NEWRMA_MAILBOX_RELAY_GET == req.kind
         || NEWRMA_MAILBOX_RELAY_ACC == req.kind) {
-        return osc_newrma_relay_serve(module, box, posted, &req);
+        return osc_newrma_relay_serve(module, box, posted, &req, in);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
     if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes
         || req.answer_to < 0 || req.answer_to > module->size || req.answer_to == module->rank + 1) {
         return 0;
     }
-    memcpy(in, box->payload, in_bytes);
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
@@ -635,7 +653,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         answer_on_line(module, box, taken, req.answer_to - 1, out, bytes);
         return 1;
     }
-    memcpy(box->payload, out, bytes);
+    osc_newrma_copy_to_shared(box->payload, out, bytes);   /* a stale serve may still be reading it */
     osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE);
     return 1;
 }
@@ -643,7 +661,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_mailbox_t *box;
-    uint32_t state;
+    uint64_t state;
 
     if (!osc_newrma_mailbox_served(module)) {
         return true;

@@ -47,7 +47,7 @@ enum {
     NEWRMA_MAILBOX_WITHDRAWING,
 };
 #define NEWRMA_MAILBOX_BITS 3
-#define NEWRMA_MAILBOX_MASK ((1u << NEWRMA_MAILBOX_BITS) - 1)
+#define NEWRMA_MAILBOX_MASK (((uint64_t) 1 << NEWRMA_MAILBOX_BITS) - 1)
 
 /* What one request says, besides its payload (the target reads a copy of
  * it before it takes the request). */
@@ -141,13 +141,13 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
  * whether or not the target looks present: OMPI_ERR_WOULD_BLOCK if the
  * mailbox is busy.  *mine: the request's sequence. */
 int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                            const void *in, size_t in_bytes, uint32_t *mine);
+                            const void *in, size_t in_bytes, uint64_t *mine);
 
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                                 uint64_t stamp, uint32_t back);
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                                 uint64_t stamp, uint64_t back);
 
 /* the length of the chunk at `off` of `bytes` in chunks of `chunk` (the
  * last one may be short): shared copies and relays cut alike */

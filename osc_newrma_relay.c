@@ -277,7 +277,7 @@ typedef enum {
 typedef struct {
     osc_newrma_mailbox_t *box;
     const osc_newrma_mailbox_t *own;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t deadline;
 } relay_link_t;
 
@@ -286,7 +286,7 @@ typedef struct {
  * wait out the other's timeout. */
 static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
 {
-    uint8_t kind = own->kind;
+    uint8_t kind = osc_newrma_load_relaxed(&own->kind);   /* another origin may be writing it */
 
     return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&own->state) & NEWRMA_MAILBOX_MASK)
            && (NEWRMA_MAILBOX_RELAY_PUT == kind || NEWRMA_MAILBOX_RELAY_GET == kind || NEWRMA_MAILBOX_RELAY_ACC == kind);
@@ -303,8 +303,8 @@ static relay_wait_t relay_wait(relay_link_t *link, const uint64_t *counter, uint
     unsigned int turns = 0, spins = 0;
 
     while (osc_newrma_load_acquire(counter) < at_least) {
-        uint32_t state = osc_newrma_load_acquire(&link->box->state);
-        uint32_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
+        uint64_t state = osc_newrma_load_acquire(&link->box->state);
+        uint64_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
         relay_wait_t give_up = RELAY_READY;
 
         if ((link->mine | NEWRMA_MAILBOX_DONE) == state) {
@@ -643,13 +643,14 @@ static bool relay_segs_whole(const struct iovec *segs, uint32_t nsegs, size_t es
 /* Serve a relay: map the origin's area and read its segments (or refuse:
  * DONE at once, nothing copied), then stream -- an accumulate's segments
  * are reduced into, not copied to. */
-int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                           const osc_newrma_mailbox_request_t *req)
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                           const osc_newrma_mailbox_request_t *req, const void *posted_payload)
 {
-    const assist_relay_t *relay = (const assist_relay_t *) box->payload;
+    const assist_relay_t *relay = posted_payload;
     uint64_t bytes = relay->bytes, cookie = relay->cookie;
-    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN, nsegs = relay->nsegs;
-    uint32_t done = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE;
+    uint64_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
+    uint32_t nsegs = relay->nsegs;
+    uint64_t done = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE;
     int origin = (int) req->count, fd = relay->fd;
     bool is_acc = NEWRMA_MAILBOX_RELAY_ACC == req->kind;
     struct iovec segs[NEWRMA_RELAY_SEGS];

@@ -96,7 +96,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t failed;
     size_t ours = 0;
     unsigned int spins = 0;
@@ -199,14 +199,14 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
 /* A shared accumulate's operation and type, checked (the request is a copy
  * read before it was taken). */
-static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc_newrma_mailbox_t *box,
+static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const void *posted_payload,
                                const osc_newrma_mailbox_request_t *req, uint64_t chunk, share_reduce_t *r)
 {
     if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED
         || (req->want_result && module->assist_serve_bytes < sizeof(osc_newrma_share_result_t))) {
         return false;
     }
-    r->result_addr = req->want_result ? ((const osc_newrma_share_result_t *) box->payload)->result_addr : 0;
+    r->result_addr = req->want_result ? ((const osc_newrma_share_result_t *) posted_payload)->result_addr : 0;
     r->dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
     r->op = (struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index);
     r->esize = NULL != r->dt ? r->dt->super.size : 0;
@@ -217,12 +217,13 @@ static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc
 /* Join a shared operation: read a put's chunks from the origin into our
  * memory, write a get's from our memory to the origin's buffer, or reduce
  * an accumulate's into our memory. */
-int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                                 const osc_newrma_mailbox_request_t *req)
+int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                                 const osc_newrma_mailbox_request_t *req, const void *posted_payload)
 {
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
-    uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;
-    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
+    const osc_newrma_share_t *posted_share = posted_payload;
+    uint64_t origin_addr = posted_share->origin_addr, bytes = posted_share->bytes, chunk = posted_share->chunk;
+    uint64_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
     int origin = (int) req->count, ret = OMPI_SUCCESS;
     share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
     share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
@@ -234,7 +235,7 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     /* nothing read above is trusted before the compare-and-swap (a stale
      * copy of a withdrawn request fails it), beyond staying in bounds */
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == chunk
-        || (is_acc && !share_reduce_setup(module, box, req, chunk, &reduce))) {
+        || (is_acc && !share_reduce_setup(module, posted_payload, req, chunk, &reduce))) {
         return 0;
     }
     /* a buffer before taking it: without one the origin does it alone */

@@ -95,7 +95,7 @@ typedef struct {
  * number (bumped by every claim, so a stale view cannot be mistaken for a
  * new request) over a NEWRMA_MAILBOX_* state in its low bits. */
 typedef struct {
-    uint32_t state;
+    uint64_t state;                  /* sequence << NEWRMA_MAILBOX_BITS | NEWRMA_MAILBOX_* state */
     uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h) */
     uint8_t want_result;             /* accumulate: old values back in the payload */
     uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
@@ -112,8 +112,9 @@ typedef struct {
  * nobody else touches until the answer is there, and the target frees its
  * mailbox at once instead of after the origin read the answer from it. */
 typedef struct {
-    uint64_t tag;           /* answering rank << 32 | its mailbox state (sequence | DONE),
-                                      * written after the payload */
+    uint64_t tag;                    /* the answered request's mailbox state (sequence | DONE),
+                                      * written after the payload; cleared by the origin
+                                      * before it posts */
     uint8_t payload[];               /* old values, or the compare-and-swap's result */
 } osc_newrma_mailbox_answer_t;
 
