@@ -156,6 +156,7 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
 {
     if (OPAL_UNLIKELY(osc_newrma_alone_at(module, rank))) {
         locks->count = 0;             /* and acc_unlock releases none */
+        locks->first = 0;
         return;
     }
     acc_span(module, locks, rank, offset, span);
