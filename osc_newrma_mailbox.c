@@ -171,6 +171,41 @@ static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrm
     return false;
 }
 
+/* The request into the mailbox, packed (relaxed atomic stores: a target
+ * may be reading a withdrawn one; the caller orders them). */
+static void request_write(osc_newrma_mailbox_t *box, const osc_newrma_mailbox_request_t *req)
+{
+    bool large = osc_newrma_mailbox_kind_is_large(req->kind);
+
+    osc_newrma_store_relaxed(&box->kind, (uint8_t) (req->kind | (req->want_result ? NEWRMA_MAILBOX_WANT_RESULT : 0)));
+    osc_newrma_store_relaxed(&box->dt_id, (uint8_t) req->dt_id);
+    osc_newrma_store_relaxed(&box->op_index, (uint8_t) req->op_index);
+    osc_newrma_store_relaxed(&box->count, (uint8_t) (large ? 0 : req->count));
+    osc_newrma_store_relaxed(&box->peer, large ? (int32_t) req->count : req->answer_to);
+    osc_newrma_store_relaxed(&box->addr, req->addr);
+}
+
+/* The target's copy of a posted request (relaxed atomic loads; nothing in
+ * it is trusted before the request is taken). */
+static osc_newrma_mailbox_request_t request_read(const osc_newrma_mailbox_t *box)
+{
+    uint8_t kind = osc_newrma_load_relaxed(&box->kind);
+    int32_t peer = osc_newrma_load_relaxed(&box->peer);
+    osc_newrma_mailbox_request_t req = { .kind = kind & ~NEWRMA_MAILBOX_WANT_RESULT,
+                                         .want_result = 0 != (kind & NEWRMA_MAILBOX_WANT_RESULT),
+                                         .dt_id = osc_newrma_load_relaxed(&box->dt_id),
+                                         .op_index = osc_newrma_load_relaxed(&box->op_index),
+                                         .addr = osc_newrma_load_relaxed(&box->addr) };
+
+    if (osc_newrma_mailbox_kind_is_large(req.kind)) {
+        req.count = (uint32_t) peer;
+    } else {
+        req.count = osc_newrma_load_relaxed(&box->count);
+        req.answer_to = peer;
+    }
+    return req;
+}
+
 /* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
  * the mailbox is busy.  *mine: the request's sequence. */
 static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
@@ -178,6 +213,9 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
 
+    if (!osc_newrma_mailbox_kind_is_large(req->kind) && req->count > UINT8_MAX) {
+        return OMPI_ERR_WOULD_BLOCK;   /* (never: small operations fit the payload) */
+    }
     if (!assist_claim(module, target, box, mine)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
@@ -186,13 +224,7 @@ static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const
      * it): our claim before the request we write (a seqlock writer's
      * release fence), relaxed atomic stores, the post a release. */
     osc_newrma_fence_release();
-    osc_newrma_store_relaxed(&box->kind, req->kind);
-    osc_newrma_store_relaxed(&box->want_result, req->want_result);
-    osc_newrma_store_relaxed(&box->dt_id, (uint8_t) req->dt_id);
-    osc_newrma_store_relaxed(&box->op_index, (uint8_t) req->op_index);
-    osc_newrma_store_relaxed(&box->answer_to, req->answer_to);
-    osc_newrma_store_relaxed(&box->count, req->count);
-    osc_newrma_store_relaxed(&box->addr, req->addr);
+    request_write(box, req);
     osc_newrma_copy_to_shared(box->payload, in, in_bytes);
     osc_newrma_store_release(&box->state, *mine | NEWRMA_MAILBOX_POSTED);
     return OMPI_SUCCESS;
@@ -602,13 +634,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
      * trusted (beyond staying in bounds) before then.  A seqlock read:
      * relaxed atomic loads, then an acquire fence before the CAS that
      * validates them (a new origin's words are seen only with its claim). */
-    req = (osc_newrma_mailbox_request_t) { .kind = osc_newrma_load_relaxed(&box->kind),
-                                           .want_result = osc_newrma_load_relaxed(&box->want_result),
-                                           .dt_id = osc_newrma_load_relaxed(&box->dt_id),
-                                           .op_index = osc_newrma_load_relaxed(&box->op_index),
-                                           .answer_to = osc_newrma_load_relaxed(&box->answer_to),
-                                           .count = osc_newrma_load_relaxed(&box->count),
-                                           .addr = osc_newrma_load_relaxed(&box->addr) };
+    req = request_read(box);
     osc_newrma_copy_from_shared(in, box->payload, module->assist_serve_bytes);
     osc_newrma_fence_acquire();
     if (NEWRMA_MAILBOX_SHARE_PUT == req.kind || NEWRMA_MAILBOX_SHARE_GET == req.kind

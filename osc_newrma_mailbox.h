@@ -29,7 +29,8 @@
 #include "osc_newrma_node_policy.h"
 #include "osc_newrma_progress.h"
 
-/* what a request asks (the mailbox's `kind`) */
+/* what a request asks (the mailbox's `kind`): the small operations first,
+ * then the shared copies and relays (osc_newrma_mailbox_kind_is_large) */
 enum { NEWRMA_MAILBOX_ACC = 1, NEWRMA_MAILBOX_CAS, NEWRMA_MAILBOX_PUT, NEWRMA_MAILBOX_GET,
        NEWRMA_MAILBOX_SHARE_PUT, NEWRMA_MAILBOX_SHARE_GET, NEWRMA_MAILBOX_SHARE_ACC,
        NEWRMA_MAILBOX_RELAY_PUT, NEWRMA_MAILBOX_RELAY_GET, NEWRMA_MAILBOX_RELAY_ACC };
@@ -47,11 +48,16 @@ enum {
      * return before it is done (the origin frees the mailbox then) */
     NEWRMA_MAILBOX_WITHDRAWING,
 };
+/* in the mailbox's kind byte, over the kind */
+#define NEWRMA_MAILBOX_WANT_RESULT 0x80
 #define NEWRMA_MAILBOX_BITS 3
 #define NEWRMA_MAILBOX_MASK (((uint64_t) 1 << NEWRMA_MAILBOX_BITS) - 1)
 
 /* What one request says, besides its payload (the target reads a copy of
- * it before it takes the request). */
+ * it before it takes the request).  The mailbox holds it packed
+ * (osc_newrma_mailbox_t): `count` in a byte for the small operations,
+ * where it is at most NEWRMA_MAILBOX_MAX_PAYLOAD, and `answer_to` of a
+ * small operation and `count` of a shared copy or relay in one word. */
 typedef struct {
     uint8_t kind;
     uint8_t want_result;
@@ -186,6 +192,12 @@ static inline bool osc_newrma_mailbox_served(const ompi_osc_newrma_module_t *mod
  * and say whether it holds no request still to apply (an origin may have
  * left one there before its MPI_Win_complete). */
 bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module);
+
+/* Is the request a shared copy or a relay (large), not a small operation? */
+static inline bool osc_newrma_mailbox_kind_is_large(uint8_t kind)
+{
+    return kind >= NEWRMA_MAILBOX_SHARE_PUT;
+}
 
 /* Is a request posted in our own mailbox?  One load of our own line, so
  * that a spin-wait takes the serving lock (two locked instructions) only

@@ -286,7 +286,8 @@ typedef struct {
  * wait out the other's timeout. */
 static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
 {
-    uint8_t kind = osc_newrma_load_relaxed(&own->kind);   /* another origin may be writing it */
+    /* (another origin may be writing it) */
+    uint8_t kind = osc_newrma_load_relaxed(&own->kind) & ~NEWRMA_MAILBOX_WANT_RESULT;
 
     return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&own->state) & NEWRMA_MAILBOX_MASK)
            && (NEWRMA_MAILBOX_RELAY_PUT == kind || NEWRMA_MAILBOX_RELAY_GET == kind || NEWRMA_MAILBOX_RELAY_ACC == kind);

@@ -27,9 +27,7 @@
 /* A shared copy's payload in the mailbox: where the origin's bytes are,
  * how many, in what chunks; the offset of the next chunk to take (both
  * processes take chunks with a fetch-and-add); the offset of a chunk the
- * target failed to copy.  40 bytes after the 32-byte request: the payload
- * of a mailbox of a 128-byte cache line (with 64 there is room for 32
- * bytes only, and no shared copies). */
+ * target failed to copy.  40 bytes: the mailbox's first hardware line. */
 typedef struct {
     uint64_t origin_addr;
     uint64_t bytes;
@@ -39,7 +37,9 @@ typedef struct {
 } osc_newrma_share_t;
 #define NEWRMA_SHARE_NONE UINT64_MAX
 /* A shared get_accumulate's payload: the same, and where the origin wants
- * the old values (each process writes those of the chunks it takes). */
+ * the old values (each process writes those of the chunks it takes).  Past
+ * the first hardware line: only where the mailbox holds it (a 128-byte
+ * cache line; not with 64). */
 typedef struct {
     osc_newrma_share_t head;
     uint64_t result_addr;

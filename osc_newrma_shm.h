@@ -96,16 +96,17 @@ typedef struct {
  * new request) over a NEWRMA_MAILBOX_* state in its low bits. */
 typedef struct {
     uint64_t state;                  /* sequence << NEWRMA_MAILBOX_BITS | NEWRMA_MAILBOX_* state */
-    uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h) */
-    uint8_t want_result;             /* accumulate: old values back in the payload */
+    uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h)
+                                      * | NEWRMA_MAILBOX_WANT_RESULT (accumulate: old values back) */
     uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
     uint8_t op_index;                /* Fortran index of the intrinsic op (predefined: < 256) */
-    int32_t answer_to;               /* 1 + the rank whose answer line gets the answer;
-                                      * 0: this line's payload */
-    uint32_t count;                  /* elements */
+    uint8_t count;                   /* a small operation's elements (<= NEWRMA_MAILBOX_MAX_PAYLOAD) */
+    int32_t peer;                    /* a small operation: 1 + the rank whose answer line gets the
+                                      * answer, 0: this line's payload; a shared copy or relay:
+                                      * the origin's rank */
     uint64_t addr;                   /* first target byte, in the target's address space */
     uint8_t payload[];               /* origin data [| compare]; old values on the way back */
-} osc_newrma_mailbox_t;
+} osc_newrma_mailbox_t;           /* 24 bytes before the payload, as with a 32-bit state */
 
 /* A rank's answer line: where a target answers the request this rank
  * waits for (one at a time), so that the waiting origin spins on a line
