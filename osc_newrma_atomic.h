@@ -59,14 +59,12 @@
 #define osc_newrma_store_release(p, v)   __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /* compare-and-swap (strong): true when *p was *expected and is now
- * `desired`; otherwise *expected is what *p held (loaded relaxed for
- * _relaxed and _release, acquire for _acquire and _acq_rel) */
+ * `desired`; otherwise *expected is what *p held (loaded with the
+ * order of the name; acquire for _acq_rel) */
 #define osc_newrma_cas_relaxed(p, expected, desired)                                                \
     __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 #define osc_newrma_cas_acquire(p, expected, desired)                                                \
     __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)
-#define osc_newrma_cas_release(p, expected, desired)                                                \
-    __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
 #define osc_newrma_cas_acq_rel(p, expected, desired)                                                \
     __atomic_compare_exchange_n((p), (expected), (desired), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #define osc_newrma_cas_seq_cst(p, expected, desired)                                                \
@@ -76,11 +74,9 @@
 #define osc_newrma_fetch_add_relaxed(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define osc_newrma_fetch_add_acquire(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQUIRE)
 #define osc_newrma_fetch_add_release(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELEASE)
-#define osc_newrma_fetch_add_acq_rel(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define osc_newrma_fetch_add_seq_cst(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
 #define osc_newrma_fetch_or_acq_rel(p, v)  __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
 #define osc_newrma_fetch_and_acq_rel(p, v) __atomic_fetch_and((p), (v), __ATOMIC_ACQ_REL)
-#define osc_newrma_exchange_relaxed(p, v)  __atomic_exchange_n((p), (v), __ATOMIC_RELAXED)
 #define osc_newrma_exchange_acquire(p, v)  __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define osc_newrma_exchange_acq_rel(p, v)  __atomic_exchange_n((p), (v), __ATOMIC_ACQ_REL)
 
