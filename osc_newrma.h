@@ -114,11 +114,8 @@ struct ompi_osc_newrma_component_t {
     size_t segment_cache_bytes;
     unsigned int assist_timeout;         /* us an origin waits for a target to take a request */
     bool assist_oversubscribed;          /* assist even when ranks outnumber cores */
-    size_t copy_chunk_bytes;             /* larger memcpy's of payloads go in pieces of this */
     size_t assist_share_bytes;           /* contiguous puts/gets from this size: copied by both */
-    int assist_share_bytes_var;          /* its MCA variable (was it set, or is it the default?) */
-    size_t relay_bytes;                  /* puts/gets from this size relayed to a present target */
-    int relay_bytes_var;                 /* its MCA variable */
+    size_t relay_piece_bytes;            /* groups of pieces this small on average: relayed (0: never) */
     char *backing_directory;
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
@@ -350,7 +347,7 @@ struct ompi_osc_newrma_module_t {
     int acc_ordering;                    /* NEWRMA_ACC_ORDER_* bits */
     /* single-copy puts/gets not issued yet (osc_newrma_usermem.c): contiguous,
      * at most cma_batch_bytes each, one target and one direction; issued as
-     * one relay (a target inside MPI, assist_relay_bytes in all) or one
+     * one relay (a target inside MPI, small pieces: osc_newrma_node_policy_relay_pieces) or one
      * process_vm_writev/readv when the batch is full or changes target
      * or direction, and by every call that completes operations.  Its 2 KiB
      * of iovecs only in windows on the single-copy path (NULL elsewhere). */
@@ -377,10 +374,8 @@ struct ompi_osc_newrma_module_t {
                                           * the clock (atomic; see target_present) */
     size_t assist_move_bytes;            /* puts/gets up to this size may be handed over (0: none) */
     size_t assist_share_bytes;           /* puts/gets from this size may be shared (SIZE_MAX: none) */
-    size_t assist_relay_bytes;           /* puts/gets from this size may be relayed (SIZE_MAX: none) */
-    size_t assist_relay_batch_bytes;     /* a group of them is, from this size ... */
-    unsigned int assist_relay_batch_pieces; /* ... or this many pieces (0, 0: any) */
-    unsigned int assist_share_parts;     /* a shared copy's chunks: this fraction of it */
+    size_t assist_relay_piece_bytes;     /* groups of pieces this small on average are relayed (0: none) */
+    unsigned int assist_relay_min_pieces; /* and only groups of this many pieces or runs (or PSCW granted) */
     osc_newrma_mailbox_pending_t assist_pending;
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */

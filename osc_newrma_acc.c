@@ -510,7 +510,7 @@ static int acc_usermem_runs(acc_t *a, const acc_range_t *range, const struct iov
             bytes += runs[k + i].iov_len;
         }
         ret = OMPI_ERR_WOULD_BLOCK;
-        if (osc_newrma_node_policy_relay_acc_fits(a->module, bytes, a->esize)) {
+        if (osc_newrma_node_policy_relay_acc_fits(a->module, m, a->esize)) {
             ret = osc_newrma_relay_accumulate(a->module, a->target,
                                               NULL != range->origin ? range->origin + off : NULL,
                                               NULL != range->old ? range->old + off : NULL, &runs[k], m,
@@ -562,12 +562,12 @@ cleanup:
     return ret;
 }
 
-/* Can a target of several runs be relayed (relays on, every run whole
- * elements)?  Else it goes through an image, two system calls whatever
- * the number of runs. */
+/* Can a target of several runs be relayed (the policy relays this many
+ * runs, every run whole elements)?  Else it goes through an image, two
+ * system calls whatever the number of runs. */
 static bool acc_runs_relayable(const acc_t *a, const struct iovec *runs, size_t nruns)
 {
-    if (!osc_newrma_node_policy_relays(a->module)) {
+    if (!osc_newrma_node_policy_relay_acc_fits(a->module, nruns, a->esize)) {
         return false;
     }
     for (size_t i = 0 ; i < nruns ; ++i) {

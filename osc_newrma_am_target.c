@@ -151,35 +151,19 @@ static int am_progress(void)
 
 void osc_newrma_am_progress_once(void)
 {
-    static unsigned int idle;
-    bool any, opal_turn, give_core;
-
     /* Every transport each turn: loopback packets never starve the rest (a
      * waiter whose self packets keep coming, a refused lock retried, still
-     * needs remote progress). */
-    any = osc_newrma_transports_progress();
-    /* waiting on polled peers (no wake-up descriptor: on this node) that
-     * may share our core: after a few idle rounds give it away
-     * (oversubscribed runs: the receiver that would make room in its queue,
-     * or the sender we wait for, may need it) */
-    idle = any ? 0 : idle + 1;
-    give_core = idle >= 4 && osc_newrma_transports_polled_active();
-    opal_turn = 0 == ++mca_osc_newrma_component.am_turns
-                         % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
-                                                          : NEWRMA_OWN_POLLS_PER_PROGRESS);
-    if (!opal_turn && !give_core) {
+     * needs remote progress).  With more ranks than cores opal_progress is
+     * also what gives the core away (it yields when idle), to the receiver
+     * that would make room in its queue or the sender we wait for. */
+    (void) osc_newrma_transports_progress();
+    if (0 != ++mca_osc_newrma_component.am_turns
+                 % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
+                                                  : NEWRMA_OWN_POLLS_PER_PROGRESS)) {
         return;
     }
-    if (give_core) {
-        idle = 0;    /* the counters are guarded by the AM lock: reset before leaving it */
-    }
     osc_newrma_am_leave();
-    if (opal_turn) {
-        opal_progress();
-    }
-    if (give_core) {
-        sched_yield();
-    }
+    opal_progress();
     osc_newrma_am_enter();
 }
 

@@ -151,7 +151,7 @@ static void register_path_counters(mca_base_component_t *version)
           "copied (or reduced) while inside MPI (windows of user memory on one node; the rest the origin did; "
           "see osc_newrma_assist_share_bytes)", offsetof(ompi_osc_newrma_component_t, shared_copy_bytes) },
         { "relayed_bytes", "Bytes of this process's puts, gets and accumulates relayed through shared slots "
-          "to targets inside MPI (windows of user memory on one node; see osc_newrma_relay_bytes)",
+          "to targets inside MPI (windows of user memory on one node; see osc_newrma_relay_piece_bytes)",
           offsetof(ompi_osc_newrma_component_t, relayed_bytes) },
         { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
           "others came eagerly; see osc_newrma_ucx_eager_limit)",
@@ -250,39 +250,29 @@ static int component_register(void)
         "its core and waiting for it costs more than single copy",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
         &c->assist_oversubscribed);
-    register_size("copy_chunk_bytes",
-        "Puts, gets and accumulates copied by load/store (MPI_Win_allocate windows, targets applying "
-        "requests) move more than this many bytes as memcpy's of this size each: C libraries pick "
-        "their copy loop by a call's length, and glibc on AMD CPUs leaves its fastest one above the "
-        "L2 cache's size (pieces copy large transfers faster there, and cost nothing measurable "
-        "elsewhere) (0: the same as the largest size, one memcpy per operation)",
-        OPAL_INFO_LVL_9, 128 * 1024, &c->copy_chunk_bytes);
-    c->assist_share_bytes_var = register_size("assist_share_bytes",
-        "MPI_Win_create/create_dynamic windows on one node: a contiguous put or get of at least this "
-        "many bytes to a target that is inside MPI is copied by both processes at once, in chunks "
-        "each takes in turn (the target process_vm_readv's a put's data, writev's a get's); a target "
-        "computing outside MPI leaves it all to the origin.  Where memory bandwidth bounds a "
-        "single-copy system call, one process copies below about 1 MiB at cache speed and sharing "
-        "costs more than it saves; left at its default, each process measures a 256 KiB "
-        "process_vm_readv against memcpy once, at its first such window, the window's processes "
-        "exchange their measurements at its creation, and the window shares from 64 KiB if the "
-        "slowest of them copies at less than half memcpy's speed (the kernel's per-page work bounds "
-        "it, and two processes copying nearly double it).  0: the origin always copies alone",
+    register_size("assist_share_bytes",
+        "MPI_Win_create/create_dynamic windows on one node: a contiguous put, get or accumulate of at "
+        "least this many bytes to a target that is inside MPI is copied by both processes at once, in "
+        "16 chunks each takes in turn (the target process_vm_readv's a put's data, writev's a get's, "
+        "reduces an accumulate's); a target computing outside MPI leaves it all to the origin.  Below "
+        "about 1 MiB one process copies at cache speed, and sharing costs more than it saves.  0: the "
+        "origin always copies alone",
         OPAL_INFO_LVL_9, 1024 * 1024, &c->assist_share_bytes);
-    c->relay_bytes_var = register_size("relay_bytes",
-        "MPI_Win_create/create_dynamic windows on one node: contiguous puts or gets to one target "
-        "that add up to at least this many bytes (a batch of small ones, osc_newrma_cma_batch_bytes, "
-        "or one of this size or more, which then joins the batch too) go, if the target is inside "
-        "MPI, as one stream through shared slots -- this process copies chunks in, the target out, "
-        "or the reverse for a get -- instead of a process_vm_writev/readv; so does an accumulate or "
-        "get_accumulate of this size or more (the target reduces the chunks) that its mailbox line "
-        "cannot take.  The default, 1, relays every batch (a hand-over costs less than one system "
-        "call of any size), but only where that system call copies at less than half memcpy's "
-        "speed (the probe of osc_newrma_assist_share_bytes), and with more ranks than cores (a hand-over "
-        "then costs a context switch; without osc_newrma_assist_oversubscribed) only from 32 KiB, a "
-        "batch from 128 KiB or 16 pieces; set, it applies as set.  0: never; "
-        "needs osc_newrma_cma_batch_bytes > 0",
-        OPAL_INFO_LVL_9, 1, &c->relay_bytes);
+    register_size("relay_piece_bytes",
+        "MPI_Win_create/create_dynamic windows on one node: a group of two or more pieces to one "
+        "target -- a batch of small contiguous puts or gets (osc_newrma_cma_batch_bytes) issued at a "
+        "completion, or up to 1024 pieces of a non-contiguous put or get -- whose pieces are at most "
+        "this many bytes on average goes, if the target is inside MPI, as one stream through shared "
+        "slots (this process copies chunks in, the target out, or the reverse for a get) instead of "
+        "one process_vm_writev/readv: the kernel's work per piece makes that system call dear for "
+        "many small pieces, while larger pieces it moves as fast as a hand-over and a second copy.  "
+        "An accumulate or get_accumulate whose target is two runs or more is relayed whatever their "
+        "size (the target reduces the chunks out of the slots, instead of two system calls of all "
+        "its runs); a single contiguous put, get or accumulate never is.  With more ranks than cores "
+        "(without osc_newrma_assist_oversubscribed) only groups of 16 pieces or runs or more are "
+        "relayed, or any group in a PSCW epoch its target granted.  0: never; needs "
+        "osc_newrma_cma_batch_bytes > 0",
+        OPAL_INFO_LVL_9, 256, &c->relay_piece_bytes);
     register_group_uint("post_ring_slots",
         "Most PSCW post notices a process's segment holds before posters wait for it to make "
         "progress (the window uses min(this, number of ranks)) (minimum 1)",

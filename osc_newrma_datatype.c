@@ -64,20 +64,3 @@ int osc_newrma_datatype_iovecs(struct ompi_datatype_t *dt, int count, const void
     *n = used;
     return OMPI_SUCCESS;
 }
-
-
-void osc_newrma_copy_any(void *dst, const void *src, size_t bytes)
-{
-    size_t chunk = mca_osc_newrma_component.copy_chunk_bytes;
-    char *d = dst;
-    const char *s = src;
-
-    if (OPAL_LIKELY(bytes <= chunk || 0 == chunk)) {   /* 0: pieces switched off */
-        memcpy(dst, src, bytes);
-        return;
-    }
-    for ( ; bytes > chunk ; bytes -= chunk, d += chunk, s += chunk) {
-        memcpy(d, s, chunk);
-    }
-    memcpy(d, s, bytes);
-}

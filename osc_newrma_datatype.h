@@ -97,26 +97,17 @@ static inline int osc_newrma_window_offset(ptrdiff_t disp, int disp_unit, uint64
     return OMPI_SUCCESS;
 }
 
-/* Any length but 8 bytes: one memcpy, or memcpy's of copy_chunk_bytes each
- * above that (osc_newrma_datatype.c). */
-void osc_newrma_copy_any(void *dst, const void *src, size_t bytes);
-
 /* memcpy for RMA payloads: one 8-byte element (a double, a counter, an
  * MPI_Aint) is the commonest, and a variable-length memcpy is a call
  * through the PLT to glibc's size dispatch -- a move in line instead.
- * Other lengths take one call, as memcpy did: copies larger than
- * osc_newrma_copy_chunk_bytes go in pieces there, because glibc picks its
- * copy loop by the length of one call, and on AMD CPUs it stops using
- * `rep movsb` above the L2 size, where its vector loop moves 1-4 MiB
- * markedly slower than the same bytes in pieces (docs/rationale.md,
- * "Load/store copies"). */
+ * Other lengths take one memcpy. */
 static inline void osc_newrma_copy_bytes(void *dst, const void *src, size_t bytes)
 {
     if (OPAL_LIKELY(sizeof(uint64_t) == bytes)) {
         memcpy(dst, src, sizeof(uint64_t));
         return;
     }
-    osc_newrma_copy_any(dst, src, bytes);
+    memcpy(dst, src, bytes);
 }
 
 /* Copy within this address space, any datatypes. */

@@ -29,6 +29,7 @@
 
 #include "ompi/errhandler/errcode.h"
 #include "ompi/errhandler/errcode-internal.h"
+#include "opal/util/show_help.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
@@ -67,6 +68,45 @@ static osc_newrma_path_t choose_path(int flavor, bool remote, bool want_am)
 static bool window_is_remote(struct ompi_communicator_t *comm)
 {
     return mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group);
+}
+
+/* The MCA values that choose which collectives creation runs
+ * (osc_newrma_force_remote: the node path or the active-message path;
+ * osc_newrma_fifo_node_ranks: the split into pretend nodes) must be alike
+ * on every process, and no later exchange could compare them: processes
+ * that differ would run different collectives.  So they are compared
+ * first, in one allreduce of each value and its negation (MPI_MAX gives
+ * both the largest and the smallest); a mismatch fails creation on every
+ * process with a help message. */
+static int agree_path_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm)
+{
+    const ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    int64_t mine[4] = { c->force_remote, -(int64_t) c->force_remote, c->fifo_node_ranks,
+                        -(int64_t) c->fifo_node_ranks };
+    int64_t all[4];
+    int ret;
+
+    if (1 == ompi_comm_size(comm)) {
+        return OMPI_SUCCESS;
+    }
+    ret = comm->c_coll->coll_allreduce(mine, all, 4, MPI_INT64_T, MPI_MAX, comm,
+                                       comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (all[0] == -all[1] && all[2] == -all[3]) {
+        return OMPI_SUCCESS;
+    }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "rank %d: the window's processes were given different "
+                   "osc_newrma_force_remote (%d to %d) or osc_newrma_fifo_node_ranks (%u to %u)", module->rank,
+                   (int) -all[1], (int) all[0], (unsigned int) -all[3], (unsigned int) all[2]);
+    static bool shown = false;  /* once per process: every window of the job fails alike */
+    if (0 == module->rank && !shown) {
+        shown = true;
+        opal_show_help("help-osc-newrma.txt", "path inputs differ", true, (int) -all[1], (int) all[0],
+                       (unsigned int) -all[3], (unsigned int) all[2]);
+    }
+    return OMPI_ERR_BAD_PARAM;
 }
 
 /* This process's vote for the active-message path of a create/dynamic
@@ -158,9 +198,8 @@ static bool window_of_user_memory(const ompi_osc_newrma_module_t *module)
 
 /* What each process contributes to the segment's layout and peer info, the
  * address of a word its neighbour reads to test single-copy access, its
- * accumulate granularity and path vote, its single-copy speed (windows of
- * user memory: what the node policy decides from) and the shape it was
- * asked for (osc_newrma_shape_t): one allgather on the user's communicator. */
+ * accumulate granularity and path vote, and the shape it was asked for
+ * (osc_newrma_shape_t): one allgather on the user's communicator. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
                               size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
@@ -174,7 +213,6 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
         .wants_am = wants_am(module->flavor, module->size),
         .segment_id = NULL != module->shm.base ? module->shm.id : 0,
         .segment_uses = module->shm.uses,
-        .single_copy_permille = window_of_user_memory(module) ? osc_newrma_node_policy_probe() : -1,
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
@@ -242,14 +280,13 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     int flavor = module->flavor;
     osc_newrma_peer_input_t *peers = NULL;
     uint64_t granularity = 0;
-    int32_t speed_permille = -1;
     bool want_am = false;
     int ret;
 
     if (module->size > 1) {
         osc_newrma_shm_cache_take(&module->shm);
     }
-    /* peers read our memory (the probe, then the window) only after the
+    /* peers read our memory (the probe word, then the window) only after the
      * allgather below: say they may before it */
     if (window_of_user_memory(module) && !wants_am(flavor, module->size)) {
         osc_newrma_single_copy_allow_peers();
@@ -262,12 +299,6 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     for (int i = 0 ; i < module->size ; ++i) {
         granularity = peers[i].acc_granularity > granularity ? peers[i].acc_granularity : granularity;
         want_am |= 0 != peers[i].wants_am;
-        /* the slowest single copy any process measured: the node policy
-         * of every process decides from the same value */
-        if (peers[i].single_copy_permille >= 0
-            && (speed_permille < 0 || peers[i].single_copy_permille < speed_permille)) {
-            speed_permille = (int32_t) peers[i].single_copy_permille;
-        }
     }
     /* the segment's layout and the node path's protocols from values every
      * process agrees on, whatever each was given (a per-process MCA value or
@@ -286,7 +317,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     ret = osc_newrma_shm_attach(module, comm, peers,
                                 NEWRMA_PATH_USERMEM == module->path && module->size > 1 ? single_copy_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
-        osc_newrma_node_policy_init(module, speed_permille);
+        osc_newrma_node_policy_init(module);
         ret = osc_newrma_progress_window_add(module);
     }
 out:
@@ -346,6 +377,11 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     win->w_osc_module = &module->super;
 
     ret = osc_newrma_info_subscribe(module);
+    if (OMPI_SUCCESS != ret) {
+        goto error;
+    }
+    /* an allocate_shared window takes the node path whatever they say */
+    ret = MPI_WIN_FLAVOR_SHARED == flavor ? OMPI_SUCCESS : agree_path_inputs(module, comm);
     if (OMPI_SUCCESS != ret) {
         goto error;
     }

@@ -25,8 +25,9 @@
  *                  chunks in, the target out (osc_newrma_relay.c).
  * This header holds every threshold and constant of those paths, and the
  * inline choices the operations make per call; osc_newrma_node_policy.c
- * sets a window's limits at creation (from the MCA parameters and the
- * window's single-copy speed probe, agreed by all its processes).
+ * sets a window's limits at creation from the MCA parameters alone: the
+ * same on every machine, and an origin-side choice that its targets serve
+ * whatever it is, so the window's processes have nothing to agree on.
  */
 
 #ifndef OSC_NEWRMA_NODE_POLICY_H
@@ -84,35 +85,12 @@
  * cache between the two. */
 #define NEWRMA_SHARE_REDUCE_BUFFER (256 * 1024)
 
-/* The single-copy speed probe (osc_newrma_node_policy.c): a
- * process_vm_readv of this many bytes on ourselves against memcpy, the
- * best of a few tries (the first calls fault the pages in, and a
- * preemption only ever makes a copy slower).  Below
- * NEWRMA_SHARE_CPU_BOUND_SPEED of memcpy's speed the kernel's per-page work
- * bounds the system call: two processes copying at once nearly double it,
- * so copies are shared from NEWRMA_SHARE_KERNEL_BOUND_FROM in
- * NEWRMA_SHARE_KERNEL_BOUND_PARTS, and relays (two memcpys at cache speed)
- * beat it.  Where memory bandwidth bounds the call (about memcpy's speed),
- * sharing loses below osc_newrma_assist_share_bytes' default and relays
- * cost a hand-over and a second copy for nothing (docs/rationale.md,
- * "The policy"). */
-#define NEWRMA_SHARE_PROBE_BYTES (256 * 1024)
-#define NEWRMA_SHARE_PROBE_TRIES 5
-#define NEWRMA_SHARE_CPU_BOUND_SPEED 0.5
-#define NEWRMA_SHARE_KERNEL_BOUND_FROM (2 * NEWRMA_SHARE_MIN_CHUNK)
-#define NEWRMA_SHARE_KERNEL_BOUND_PARTS 4
-
-/* Relays with more ranks than cores (Open MPI yields when idle): targets
- * are not asked for small operations then (the target is often off its
- * core, and a hand-over costs a context switch or two), but relays still
- * pay where the system call costs more: an accumulate from
- * NEWRMA_RELAY_UNATTENDED_BYTES (two calls under the lock), a batch of puts
- * or gets from NEWRMA_RELAY_UNATTENDED_BATCH_BYTES or of
- * NEWRMA_RELAY_UNATTENDED_BATCH_PIECES pieces (the kernel's work per
- * piece). */
-#define NEWRMA_RELAY_UNATTENDED_BYTES (32 * 1024)
-#define NEWRMA_RELAY_UNATTENDED_BATCH_BYTES (128 * 1024)
-#define NEWRMA_RELAY_UNATTENDED_BATCH_PIECES 16
+/* Relays with more ranks than cores (Open MPI yields when idle): a target
+ * is often off its core then, and a hand-over costs a context switch or
+ * two, which only a group of many pieces (the kernel's work per piece)
+ * pays back: a group is relayed from this many pieces or runs, or in a
+ * granted PSCW epoch, whose target waits in MPI_Win_wait. */
+#define NEWRMA_RELAY_UNATTENDED_PIECES 16
 
 /* Relays (osc_newrma_relay.c): slots of a process's relay area and their
  * size; mappings of other processes' areas a target keeps; the most target
@@ -144,13 +122,15 @@ typedef enum {
     NEWRMA_NODE_SINGLE_COPY,  /* one system call now */
 } osc_newrma_node_way_t;
 
-/* Every way but the mailbox: small ones, and any size where relays are on,
- * join the batch (which goes as one relay to a target inside MPI, else as
- * one system call); a large one is shared with a target inside MPI. */
+/* Every way but the mailbox: small ones join the batch (which goes as one
+ * relay or one system call, osc_newrma_node_policy_relay_pieces); a large
+ * one is shared with a target inside MPI; the rest is one system call (a
+ * single contiguous transfer is never relayed: one system call moves it at
+ * least as fast as a hand-over and a second copy). */
 static inline osc_newrma_node_way_t osc_newrma_node_policy_no_mailbox(const ompi_osc_newrma_module_t *module,
                                                                       size_t bytes)
 {
-    if (bytes <= module->cma_batch_bytes || bytes >= module->assist_relay_bytes) {
+    if (bytes <= module->cma_batch_bytes) {
         return NEWRMA_NODE_BATCH;
     }
     return bytes >= module->assist_share_bytes ? NEWRMA_NODE_SHARED_COPY : NEWRMA_NODE_SINGLE_COPY;
@@ -164,24 +144,33 @@ static inline osc_newrma_node_way_t osc_newrma_node_policy_contiguous(const ompi
     return bytes <= module->assist_move_bytes ? NEWRMA_NODE_MAILBOX : osc_newrma_node_policy_no_mailbox(module, bytes);
 }
 
-/* Are puts and gets relayed at all on this window (the non-contiguous
- * ones are then cut into pieces and relayed a group at a time)? */
+/* Are groups of pieces relayed at all on this window (the non-contiguous
+ * puts and gets are then cut into pieces, a group at a time)? */
 static inline bool osc_newrma_node_policy_relays(const ompi_osc_newrma_module_t *module)
 {
-    return SIZE_MAX != module->assist_relay_bytes;
+    return 0 != module->assist_relay_piece_bytes;
 }
 
-/* Is a group of pieces (a batch, or part of a derived datatype's transfer)
- * worth a relay?  From assist_relay_bytes, and with more ranks than cores
- * only a large group (a hand-over then costs a context switch or two) --
- * unless the target waits in MPI_Win_wait for this very epoch, and so
- * takes the relay at once. */
+/* Are `count` pieces or runs enough for a relay?  At least
+ * assist_relay_min_pieces (2; more with more ranks than cores, where only a
+ * large group pays for the hand-over) -- unless the target waits in
+ * MPI_Win_wait for this very epoch, and so takes the relay at once. */
+static inline bool osc_newrma_node_policy_relay_group(const ompi_osc_newrma_module_t *module, size_t count)
+{
+    return osc_newrma_node_policy_relays(module) && count >= 2
+           && (count >= module->assist_relay_min_pieces || NEWRMA_WIN_PSCW_GRANTED == module->state);
+}
+
+/* Is a group of `count` pieces of `bytes` in all (a batch, or part of a
+ * derived datatype's transfer) worth a relay?  Only a group of small
+ * pieces: the kernel's work per piece makes one system call of many small
+ * pieces dear, while pieces of a few hundred bytes and more it moves about
+ * as fast as two memcpys through the slots. */
 static inline bool osc_newrma_node_policy_relay_pieces(const ompi_osc_newrma_module_t *module, unsigned int count,
                                                        size_t bytes)
 {
-    return bytes >= module->assist_relay_bytes
-           && (bytes >= module->assist_relay_batch_bytes || count >= module->assist_relay_batch_pieces
-               || NEWRMA_WIN_PSCW_GRANTED == module->state);
+    return osc_newrma_node_policy_relay_group(module, count)
+           && bytes <= (size_t) count * module->assist_relay_piece_bytes;
 }
 
 /* Could `count` elements of predefined `dt` to `target` go through the
@@ -192,9 +181,10 @@ static inline bool osc_newrma_node_policy_mailbox_fits(const ompi_osc_newrma_mod
     return (size_t) count * dt->super.size <= module->assist_max_bytes && target != module->rank;
 }
 
-/* Is an accumulate of `bytes` in elements of `esize` worth relaying
- * (relays on for this size, chunks of whole elements)? */
-bool osc_newrma_node_policy_relay_acc_fits(const ompi_osc_newrma_module_t *module, size_t bytes, size_t esize);
+/* Is an accumulate into `nruns` runs of the target, in elements of
+ * `esize`, worth relaying?  Two runs or more (one run goes by single copy
+ * in chunks, as fast), chunks of whole elements. */
+bool osc_newrma_node_policy_relay_acc_fits(const ompi_osc_newrma_module_t *module, size_t nruns, size_t esize);
 
 /* Is an accumulate (with_result: a get_accumulate) of `bytes` in elements
  * of `esize` worth sharing with its target? */
@@ -205,19 +195,9 @@ bool osc_newrma_node_policy_shared_acc_fits(const ompi_osc_newrma_module_t *modu
 /* window creation                                                     */
 /* ------------------------------------------------------------------ */
 
-/* This process's single-copy speed (a process_vm_readv as a fraction of
- * memcpy's speed), in thousandths, for the creation's exchange of peer
- * inputs: measured once per process (a few copies of
- * NEWRMA_SHARE_PROBE_BYTES), at its first window that
- * wants it; -1 if not measured (both limits set by the user, this process
- * asks its targets nothing, or the call failed). */
-int32_t osc_newrma_node_policy_probe(void);
-
 /* After the segment is attached: the window's mailbox, shared-copy and
- * relay limits.  speed_permille: the single-copy speed the window's
- * processes agreed on (the slowest they measured; -1: none measured), so
- * that both processes of a window take the same path. */
-void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module, int32_t speed_permille);
+ * relay limits, from this process's MCA parameters. */
+void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module);
 
 /* After the batch is set up (osc_newrma_module.c): puts and gets handed to
  * a target stay pending until the window's next completion, per window

@@ -247,21 +247,19 @@ static void relay_cursor_copy(relay_cursor_t *c, char *slot, size_t len, bool to
  * same (two processes relaying to each other at once).  With a core per
  * process, spin as long as other waits run progress: the other side is
  * copying a chunk, and a yield (a system call) noticed its end late.  On
- * an oversubscribed node, as long as the place that waits has learnt pays
- * (osc_newrma_wait.c): the two sides of a stream wait for each other in
- * turn, as the two of a PSCW epoch do. */
-static inline void relay_pause_at(unsigned int *spins, osc_newrma_spin_site_t *site)
+ * an oversubscribed node only the busy phase: the other side may be
+ * waiting for our core. */
+static inline void relay_pause(unsigned int *spins)
 {
+    unsigned int limit = opal_progress_yield_when_idle ? NEWRMA_BUSY_SPINS : NEWRMA_BUSY_SPINS + NEWRMA_PROGRESS_SPINS;
+
     ++*spins;
-    if (*spins < (NULL != site ? osc_newrma_oversubscribed_spins(*spins, site) : NEWRMA_BUSY_SPINS + NEWRMA_PROGRESS_SPINS)) {
+    if (*spins < limit) {
         osc_newrma_cpu_relax();
     } else {
         (void) sched_yield();
     }
 }
-
-/* a spin site of its own for each place that waits, where it is needed */
-#define relay_pause(spins) relay_pause_at((spins), opal_progress_yield_when_idle ? OSC_NEWRMA_SPIN_SITE() : NULL)
 
 typedef enum {
     RELAY_READY,      /* the counter got there */
@@ -418,7 +416,7 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
-        module->assist_relay_bytes = SIZE_MAX;   /* that target cannot reach us: no more tries */
+        module->assist_relay_piece_bytes = 0;   /* that target cannot reach us: no more tries */
         return OMPI_ERR_WOULD_BLOCK;
     }
     (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.relayed_bytes, (uint64_t) bytes);

@@ -41,9 +41,9 @@
 /* origin side                                                         */
 /* ------------------------------------------------------------------ */
 
-static uint64_t share_chunk(const ompi_osc_newrma_module_t *module, size_t bytes)
+static uint64_t share_chunk(size_t bytes)
 {
-    uint64_t page = NEWRMA_SHARE_PAGE, chunk = ((uint64_t) bytes / module->assist_share_parts + page - 1) & ~(page - 1);
+    uint64_t page = NEWRMA_SHARE_PAGE, chunk = ((uint64_t) bytes / NEWRMA_SHARE_PARTS + page - 1) & ~(page - 1);
 
     return chunk < NEWRMA_SHARE_MIN_CHUNK ? NEWRMA_SHARE_MIN_CHUNK : chunk;
 }
@@ -139,7 +139,7 @@ int osc_newrma_shared_copy(ompi_osc_newrma_module_t *module, int target, bool wr
     osc_newrma_mailbox_request_t req = { .kind = write ? NEWRMA_MAILBOX_SHARE_PUT : NEWRMA_MAILBOX_SHARE_GET,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_t init = { .origin_addr = (uint64_t) (uintptr_t) local, .bytes = bytes,
-                                .chunk = share_chunk(module, bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
+                                .chunk = share_chunk(bytes), .next = 0, .failed = NEWRMA_SHARE_NONE };
 
     return share_run(module, target, &req, &init, sizeof(init), share_copy_chunk, &copy);
 }
@@ -152,7 +152,7 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
                                          .dt_id = (uint16_t) dt->id, .op_index = op->o_f_to_c_index,
                                          .count = (uint32_t) module->rank, .addr = taddr };
     osc_newrma_share_result_t init = {
-        .head = { .origin_addr = (uint64_t) (uintptr_t) origin, .bytes = bytes, .chunk = share_chunk(module, bytes),
+        .head = { .origin_addr = (uint64_t) (uintptr_t) origin, .bytes = bytes, .chunk = share_chunk(bytes),
                   .next = 0, .failed = NEWRMA_SHARE_NONE },
         .result_addr = (uint64_t) (uintptr_t) result };
 

@@ -182,8 +182,6 @@ typedef struct {
     uint64_t wants_am;          /* a vote for active messages (create/dynamic) */
     uint64_t segment_id;        /* the freed segment this process keeps (0: none) */
     uint64_t segment_uses;      /* and how many windows it has served */
-    int64_t single_copy_permille;   /* its single-copy speed in thousandths of memcpy's
-                                     * (osc_newrma_node_policy_probe; -1: not measured) */
     osc_newrma_shape_t shape;       /* what it was asked for; the window agrees on one */
 } osc_newrma_peer_input_t;
 

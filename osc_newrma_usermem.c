@@ -58,10 +58,9 @@ static int usermem_pieces_send(ompi_osc_newrma_module_t *module, int target, boo
                                           write);
 }
 
-/* Issue the batch: one relay to a target inside MPI, where the kernel's
- * work per segment makes the system call dear (64 puts of 1 KiB by one
- * process_vm_writev copy at a fraction of memcpy's speed; docs/rationale.md,
- * "Relays"), else one system call for up to
+/* Issue the batch: one relay to a target inside MPI where its pieces are
+ * small (the kernel's work per piece then makes the system call dear;
+ * docs/rationale.md, "Relays"), else one system call for up to
  * NEWRMA_USERMEM_BATCH operations (each cost about as much as the copy itself
  * when alone). */
 static __opal_attribute_noinline__ int usermem_batch_send(ompi_osc_newrma_module_t *module,
@@ -116,9 +115,10 @@ static int usermem_batch_add(ompi_osc_newrma_module_t *module, int target, bool 
 
 /* A non-contiguous put or get where relays are on: cut into pieces
  * contiguous on both sides (the two datatypes' blocks cut where either
- * ends), relayed up to NEWRMA_RELAY_SEGS at a time -- one hand-over for a
- * vector of 1000 doubles, where one process_vm_writev pays the kernel's
- * work for every block (docs/rationale.md, "Relays"). */
+ * ends), up to NEWRMA_RELAY_SEGS at a time, each group relayed if its
+ * pieces are small -- one hand-over for a vector of 1000 doubles, where one
+ * process_vm_writev pays the kernel's work for every block
+ * (docs/rationale.md, "Relays") -- else one system call. */
 static int usermem_move_pieces(ompi_osc_newrma_module_t *module, int target, bool write, const struct iovec *local,
                                size_t nlocal, const struct iovec *remote, size_t nremote)
 {

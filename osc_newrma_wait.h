@@ -8,10 +8,8 @@
  * $HEADER$
  */
 /*
- * osc/newrma: waiting (osc_newrma_wait.c) -- the node's clock, polite
- * spinning (a short busy phase, then progress and a yield) and, on an
- * oversubscribed node, the spin budget each place that waits learns, with
- * probe windows shared by every process of the node.  Every wait of the
+ * osc/newrma: waiting (osc_newrma_wait.c) -- the node's clock and polite
+ * spinning (a short busy phase, then progress and a yield).  Every wait of the
  * component goes through here; what it waits for is in the segment
  * (osc_newrma_shm.h) and the mechanisms' files.
  */
@@ -41,47 +39,14 @@ static inline void osc_newrma_cpu_relax(void)
 #endif
 }
 
-/* What a place in the code that waits has learnt about spinning there on
- * an oversubscribed node (osc_newrma_wait.c, osc_newrma_backoff_at). */
-typedef struct {
-    unsigned int budget;          /* spins a wait may take before it yields */
-    unsigned int spins;           /* the current wait's spins so far */
-    uint64_t probe_window;        /* the probe window this site is probing in, 0: none */
-    unsigned int probe_every;     /* probes in one probe window of this many (a power of 2) */
-    unsigned int probe_proposal;  /* twice the most spins a paid probe of the window took */
-    unsigned int probes_paid;     /* probes of the window that ended inside their spins */
-    unsigned int probes_outlasted;
-    bool probing;                 /* the current wait is a probe */
-    bool outlasted;               /* the current wait has outlasted its budget */
-} osc_newrma_spin_site_t;
-
-#define NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN 2
-#define OSC_NEWRMA_SPIN_SITE_INITIALIZER                                                           \
-    {                                                                                              \
-        .budget = NEWRMA_BUSY_SPINS_OVERSUBSCRIBED_MIN, .probe_every = 1                           \
-    }
-
-/* On an oversubscribed node: the spins a wait at `site` may take before it
- * yields; spins: the wait's count so far, 1 at its first step (from which
- * the site learns: call it at every step). */
-unsigned int osc_newrma_oversubscribed_spins(unsigned int spins, osc_newrma_spin_site_t *site);
-
 /* CLOCK_MONOTONIC in ns: one clock for every process of the node */
 uint64_t osc_newrma_clock_ns(void);
 
-/* Polite spinning: a short busy phase, then progress + yield, so that
- * oversubscribed runs (more ranks than cores) stay fast.  spins: the
- * caller's count for this wait, 0 at its start. */
-void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
-
-/* the spin site of the place in the code where this expands: each place
- * that waits learns on its own (per thread), as waits at one place wait for
- * one kind of event */
-#define OSC_NEWRMA_SPIN_SITE()                                                                     \
-    ({                                                                                             \
-        static _Thread_local osc_newrma_spin_site_t osc_newrma_spin_site_ = OSC_NEWRMA_SPIN_SITE_INITIALIZER; \
-        &osc_newrma_spin_site_;                                                                    \
-    })
+/* Polite spinning past the busy phase: progress, then a yield once the
+ * wait has gone on a while, so that oversubscribed runs (more ranks than
+ * cores) stay correct and reasonable.  spins: the caller's count for this
+ * wait, 0 at its start. */
+void osc_newrma_backoff_at(unsigned int *spins);
 
 /* With a core per process: how many steps past its busy phase a wait runs
  * progress (and a pause) before it also yields the core: each step is one
@@ -96,15 +61,13 @@ void osc_newrma_backoff_at(unsigned int *spins, osc_newrma_spin_site_t *site);
  * progress thread bound to the same core, another job's process). */
 #define NEWRMA_PROGRESS_SPINS 256
 
-/* The busy phase of a wait on a node that is not oversubscribed, in line:
- * it needs no spin site, which -- thread-local in a shared library -- costs
- * a __tls_get_addr call, and that on every poll delayed noticing the store
- * being waited for.  False: take the rest of the step out of line. */
-#define NEWRMA_BUSY_SPINS 16    /* before the first yield: with a core per process the awaited
+/* The busy phase of a wait, in line.  False: take the rest of the step
+ * out of line. */
+#define NEWRMA_BUSY_SPINS 16    /* before the first progress: with a core per process the awaited
                                  * write is usually a line transfer away, a yield microseconds */
 static inline bool osc_newrma_busy_spin(unsigned int *spins)
 {
-    if (opal_progress_yield_when_idle || *spins + 1 >= NEWRMA_BUSY_SPINS) {
+    if (*spins + 1 >= NEWRMA_BUSY_SPINS) {
         return false;
     }
     ++*spins;
@@ -113,8 +76,7 @@ static inline bool osc_newrma_busy_spin(unsigned int *spins)
 }
 
 /* one step of a wait */
-#define osc_newrma_backoff(spins)                                                                  \
-    ((void) (osc_newrma_busy_spin(spins) || (osc_newrma_backoff_at((spins), OSC_NEWRMA_SPIN_SITE()), true)))
+#define osc_newrma_backoff(spins) ((void) (osc_newrma_busy_spin(spins) || (osc_newrma_backoff_at(spins), true)))
 
 END_C_DECLS
 

@@ -12,9 +12,12 @@
 # percent between days; only an interleaved comparison tells code from noise.)
 #
 #   bench/ab_newrma.sh REV [ROWS]     A = REV (any git revision), B = the working tree
+#   bench/ab_newrma.sh tree [ROWS]    A and B both the working tree: a knob
+#                                     off at run time, through A_ARGS/B_ARGS
 #
 # Environment: RUNS (interleaved runs of each, default 15), MPIRUN_ARGS
-# (added to every mpirun, e.g. "--bind-to core"), MODE (quick or
+# (added to every mpirun, e.g. "--bind-to core"), A_ARGS and B_ARGS (added
+# to one side's mpirun only, e.g. B_ARGS="--mca osc_newrma_relay_piece_bytes 0"), MODE (quick or
 # full: rma_bench's sizes; default quick), FLAVOR (allocate,
 # create or dynamic; default allocate), NP (default 2).  ROWS: an extended
 # regular expression over rma_bench's row names (default "fence|pscw|barrier";
@@ -22,16 +25,23 @@
 # and minimum over the runs of each run's median (us, or MB/s for bandwidth);
 # with EACH=1 also every run's value, in run order (where the machine is
 # bimodal between runs, the median hides which mode each build's runs got).
+# Only the rows that ROWS selects run (rma_bench's RMA_BENCH_ONLY); set
+# ALL_ROWS=1 to run every row, as in the full benchmark, and select after.
 set -eu
 # shellcheck source=bench/common.sh
 . "$(dirname "$0")/common.sh"
 rev=${1:?usage: $0 REV [ROWS]}
 rows=${2:-fence|pscw|barrier}
 runs=${RUNS:-15} flavor=${FLAVOR:-allocate} np=${NP:-2} mode=${MODE:-quick}
-a_dir=$bench_top/build/ab/$(git -C "$bench_top" rev-parse --short "$rev")
+if [ "$rev" = tree ]; then
+    a_dir=$bench_top/build
+else
+    a_dir=$bench_top/build/ab/$(git -C "$bench_top" rev-parse --short "$rev")
+fi
+[ "${ALL_ROWS:-0}" = 1 ] || export RMA_BENCH_ONLY="$rows"
 
 # A: REV built out of a worktree of its own (kept for the next comparison)
-if [ ! -e "$a_dir/install/lib/openmpi/mca_osc_newrma.so" ]; then
+if [ "$rev" != tree ] && [ ! -e "$a_dir/install/lib/openmpi/mca_osc_newrma.so" ]; then
     rm -rf "$a_dir"
     git -C "$bench_top" worktree add --detach -f "$a_dir/src" "$rev" > /dev/null
     "$a_dir/src/contrib/build.sh" "$a_dir/install" > "$a_dir/build.log" 2>&1 ||
@@ -47,8 +57,13 @@ trap 'rm -f "$each"' EXIT
 printf '%-4s %-40s %10s %10s\n' build "row ($flavor, $np ranks)" median min
 for _ in $(seq "$runs"); do
     for build in A B; do
-        [ $build = A ] && dir=$a_dir/install/lib/openmpi || dir=$bench_top/build/install/lib/openmpi
-        OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe ${MPIRUN_ARGS:-} \
+        if [ $build = A ]; then
+            dir=$a_dir/install/lib/openmpi side_args=${A_ARGS:-}
+        else
+            dir=$bench_top/build/install/lib/openmpi side_args=${B_ARGS:-}
+        fi
+        # shellcheck disable=SC2086 # the argument lists are meant to split
+        OMPI_MCA_mca_base_component_path="$dir:$pkglibdir" timeout 300 mpirun -np "$np" --oversubscribe ${MPIRUN_ARGS:-} $side_args \
             --mca osc newrma "$bench_top/bench/bin/rma_bench" "$flavor" "$mode" 2> /dev/null |
             awk -v b=$build '/^row / { v = $NF; $1 = $2 = $NF = ""; sub(/^ +/, ""); sub(/ +$/, ""); print b "\t" $0 "\t" v }'
     done
@@ -65,4 +80,4 @@ if [ "${EACH:-0}" = 1 ]; then
     awk -F'\t' -v rows="$rows" '$2 ~ rows { k = $1 "\t" $2; vals[k] = vals[k] " " $3 }
         END { for (k in vals) { split(k, p, "\t"); printf "%-4s %-40s%s\n", p[1], p[2], vals[k] } }' "$each" | sort -k2,2 -k1,1
 fi
-echo "A = $rev, B = working tree; $runs interleaved runs each, $np ranks"
+echo "A = $rev ${A_ARGS:-}, B = working tree ${B_ARGS:-}; $runs interleaved runs each, $np ranks"

@@ -16,6 +16,9 @@
  *   rma_bench allocate|create|dynamic quick|full [FIRST_ROW [SKIP,SKIP...]]
  * (FIRST_ROW: resume after a row that crashed; SKIP: rows not to run, those
  * that crashed in an earlier run of the same component)
+ * Environment RMA_BENCH_ONLY: an extended regular expression; only rows
+ * whose name ("lat flush put 8", "bw flush get 1024", "sync - fence 0")
+ * matches run (an A/B of one mechanism then takes seconds, not minutes).
  *
  * Rows (every one timed on rank 0, median over the run's batches):
  *   sync  cost of one synchronization, no data: MPI_Barrier (reference),
@@ -51,6 +54,7 @@
 #define _GNU_SOURCE /* sched_getcpu */
 #include "bench_common.h"
 
+#include <regex.h>
 #include <sched.h>
 #include <stdint.h>
 
@@ -270,11 +274,19 @@ static long calibrate(const struct row *r, int *err)
 }
 
 /* "MODE OP BYTES" of a row: what the driver keys it by */
-static void print_key(const struct row *r)
+/* a row's key, "MODE OP BYTES" ("flush put 8", "- fence 0") */
+static void format_key(const struct row *r, char *key, size_t len)
 {
     const char *mode = SYNC == r->sec ? "-" : LAT == r->sec ? mode_name[r->kind] : "flush";
     const char *name = SYNC == r->sec ? sync_name[r->kind] : op_name[r->op];
-    printf("%s %s %zu", mode, name, r->bytes);
+    snprintf(key, len, "%s %s %zu", mode, name, r->bytes);
+}
+
+static void print_key(const struct row *r)
+{
+    char key[80];
+    format_key(r, key, sizeof(key));
+    fputs(key, stdout);
 }
 
 static void print_value(int idx, const struct row *r, const char *sec, double v)
@@ -322,6 +334,23 @@ static int listed(const char *list, int idx)
     for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
         if (atoi(p) == idx) return 1;
     return 0;
+}
+
+/* does row r's name match RMA_BENCH_ONLY (or is it unset)? a bw row is
+ * named by its bandwidth line, the name the drivers select it by */
+static int selected(const struct row *r)
+{
+    static regex_t only;
+    static int state; /* 0 unread, 1 no filter, 2 filter compiled */
+    if (0 == state) {
+        const char *re = getenv("RMA_BENCH_ONLY");
+        state = (NULL != re && 0 == regcomp(&only, re, REG_EXTENDED | REG_NOSUB)) ? 2 : 1;
+    }
+    if (1 == state) return 1;
+    char key[80], name[96];
+    format_key(r, key, sizeof(key));
+    snprintf(name, sizeof(name), "%s %s", section_name[r->sec], key);
+    return 0 == regexec(&only, name, 0, NULL, 0);
 }
 
 /* the run's rows, in order; returns their number */
@@ -403,7 +432,7 @@ int main(int argc, char **argv)
 
     int nrows = make_rows(rows);
     for (int i = first; i < nrows; ++i) {
-        if (listed(skip, i)) continue;
+        if (listed(skip, i) || !selected(&rows[i])) continue;
         if (0 == rank) {
             printf("start %d %s ", i, section_name[rows[i].sec]);
             print_key(&rows[i]);

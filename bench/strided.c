@@ -9,14 +9,14 @@
  */
 /*
  * Non-contiguous RMA: rank 0 puts, gets or accumulates (MPI_SUM) one
- * vector of BLOCKS doubles, every other double, into the same vector at
- * rank 1 and flushes, N times inside one lock_all epoch (rank 1 waits in a
+ * vector of BLOCKS blocks of BLOCKLEN doubles (default 1), every other
+ * block, into the same vector at rank 1 and flushes, N times inside one lock_all epoch (rank 1 waits in a
  * barrier); prints the fastest of REPS repetitions, us per operation +
  * flush.  On create and dynamic windows newrma moves such a transfer in
  * pieces through a relay (docs/rationale.md, "Relays"), where one
  * process_vm_writev would pay the kernel's work for every block.
  *
- *   mpirun -np 2 strided create|dynamic|allocate put|get|acc BLOCKS [N [REPS]]
+ *   mpirun -np 2 strided create|dynamic|allocate put|get|acc BLOCKS [N [REPS [BLOCKLEN]]]
  */
 #include "bench_common.h"
 
@@ -26,8 +26,8 @@ int main(int argc, char **argv)
     const char *op = argc > 2 ? argv[2] : "";
     int blocks = argc > 3 ? atoi(argv[3]) : 0, rank, size, rc;
     long n = argc > 4 ? atol(argv[4]) : 2000;
-    int reps = argc > 5 ? atoi(argv[5]) : 7;
-    size_t bytes = 2 * sizeof(double) * (size_t) (blocks > 0 ? blocks : 1);
+    int reps = argc > 5 ? atoi(argv[5]) : 7, blocklen = argc > 6 ? atoi(argv[6]) : 1;
+    size_t bytes = 2 * sizeof(double) * (size_t) (blocks > 0 ? blocks : 1) * (size_t) (blocklen > 0 ? blocklen : 1);
     double best = 1e30, *src;
     MPI_Datatype vec;
     struct bench_win w;
@@ -35,9 +35,9 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2 || flavor < 0 || blocks < 1 || n < 1 || reps < 1
+    if (size < 2 || flavor < 0 || blocks < 1 || n < 1 || reps < 1 || blocklen < 1
         || (strcmp(op, "put") && strcmp(op, "get") && strcmp(op, "acc"))) {
-        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2 strided create|dynamic|allocate put|get|acc BLOCKS [N [REPS]]\n");
+        if (0 == rank) fprintf(stderr, "usage: mpirun -np 2 strided create|dynamic|allocate put|get|acc BLOCKS [N [REPS [BLOCKLEN]]]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "strided: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    MPI_Type_vector(blocks, 1, 2, MPI_DOUBLE, &vec);
+    MPI_Type_vector(blocks, blocklen, 2 * blocklen, MPI_DOUBLE, &vec);
     MPI_Type_commit(&vec);
     rc = bench_win_open(&w, flavor, bytes, NULL, MPI_COMM_WORLD);
     for (int r = 0; r < reps && MPI_SUCCESS == rc; ++r) {

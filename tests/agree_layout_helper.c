@@ -10,7 +10,13 @@
  * updates or crashed.  Rank 0 also prints every rank's values of the
  * varied variables ("values: ..."), so the script can check that the
  * MPMD contexts got what it meant them to.
- *   agree_layout_helper [no_locks]
+ * With the argument "path_inputs" the script has given the processes
+ * different values of what chooses creation's collectives
+ * (osc_newrma_force_remote, osc_newrma_fifo_node_ranks): creating an
+ * allocate, create or dynamic window must then fail on every rank, with an
+ * error and without a hang; an allocate_shared window (one path whatever
+ * those say) still works, and so does the job.
+ *   agree_layout_helper [no_locks|path_inputs]
  * newrma-test: helper
  */
 #include <stdint.h>
@@ -27,7 +33,7 @@
 static const char *const varied[] = {
     "osc_newrma_lock_qnodes", "osc_newrma_accumulate_stripes", "osc_newrma_post_ring_slots",
     "osc_newrma_fence_flat_ranks", "osc_newrma_fifo_depth", "osc_newrma_fifo_fragment_size",
-    "osc_newrma_force_am", "osc_newrma_force_remote",
+    "osc_newrma_force_am", "osc_newrma_force_remote", "osc_newrma_fifo_node_ranks",
 };
 #define NVARIED (sizeof(varied) / sizeof(varied[0]))
 
@@ -134,9 +140,46 @@ static void run_flavor(int flavor, int no_locks, int rank, int size, const int64
     test_win_free(&tw);
 }
 
+/* Creating a `flavor` window fails on every rank (the processes disagree
+ * on what chooses creation's collectives). */
+static void creation_fails(int flavor, int size)
+{
+    MPI_Win win = MPI_WIN_NULL;
+    void *mem = NULL;
+    static int64_t user[ELEMENTS];
+    int rc, failed, all_failed = 0;
+
+    if (FLAVOR_ALLOCATE == flavor) {
+        rc = MPI_Win_allocate(sizeof(user), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+    } else if (FLAVOR_DYNAMIC == flavor) {
+        rc = MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        rc = MPI_Win_create(user, sizeof(user), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    }
+    failed = MPI_SUCCESS != rc;
+    MPI_Allreduce(&failed, &all_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(size == all_failed, "%s: created on %d of %d ranks although they disagree on the path inputs",
+          flavor_names[flavor], size - all_failed, size);
+    if (!failed) {
+        MPI_Win_free(&win);
+    }
+}
+
+static int path_inputs_main(int rank, int size, const int64_t *ones)
+{
+    /* window creation reports through the communicator's handler */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    creation_fails(FLAVOR_ALLOCATE, size);
+    creation_fails(FLAVOR_CREATE, size);
+    creation_fails(FLAVOR_DYNAMIC, size);
+    run_flavor(FLAVOR_SHARED, 0, rank, size, ones);
+    return test_finalize("agree_layout_helper path_inputs");
+}
+
 int main(int argc, char **argv)
 {
     int rank, size, no_locks = argc > 1 && 0 == strcmp(argv[1], "no_locks");
+    int path_inputs = argc > 1 && 0 == strcmp(argv[1], "path_inputs");
     int64_t *ones = malloc(ELEMENTS * sizeof(int64_t));
 
     test_init(&argc, &argv);
@@ -145,6 +188,11 @@ int main(int argc, char **argv)
     report_values(rank, size);
     for (int i = 0 ; i < ELEMENTS ; ++i) {
         ones[i] = 1;
+    }
+    if (path_inputs) {
+        int ret = path_inputs_main(rank, size, ones);
+        free(ones);
+        return ret;
     }
     for (int flavor = 0 ; flavor < FLAVOR_COUNT ; ++flavor) {
         run_flavor(flavor, no_locks, rank, size, ones);

@@ -34,15 +34,15 @@
  * once, and old values, checked exactly).
  * Phase 5: every rank puts to and gets from its right neighbour at once,
  * under lock/unlock (transfers crossing; a hang if their waits nest).
- * Phase 0 checks the threshold in use (left at its default, measured at the
- * first window: the cvar then reads the value chosen): a put one byte short
- * of it is never shared, puts of exactly it are (one of up to 16 tries).
+ * Phase 0 checks the threshold in use (osc_newrma_assist_share_bytes, 1 MiB
+ * by default): a put one byte short of it is never shared, puts of exactly
+ * it are (one of up to 16 tries).
  *
- * Relays (osc_newrma_relay_bytes) are off here: a target inside MPI would
- * take the large puts and gets through shared slots instead.
- * tests/assist_relay.c runs this file for relays (ASSIST_* below).
+ * Relays (osc_newrma_relay_piece_bytes) are off here, so that the counter
+ * counts shared copies only.  tests/assist_relay.c runs this file to check
+ * that none of these transfers is ever relayed (ASSIST_* below).
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:0
  */
 #include "common.h"
 
@@ -50,7 +50,11 @@
 #define ASSIST_NAME "assist_share"
 #define ASSIST_COUNTER "osc_newrma_shared_copy_bytes"   /* bytes the target took part in */
 #define ASSIST_THRESHOLD "osc_newrma_assist_share_bytes"
+#define ASSIST_THRESHOLD_VALUE (1024 * 1024)           /* its default */
 #define ASSIST_ACC_SHARED 1                             /* large accumulates are shared too */
+#endif
+#ifndef ASSIST_NEVER
+#define ASSIST_NEVER 0   /* 1: ASSIST_COUNTER must stay at 0 (a mechanism these transfers never take) */
 #endif
 
 #include <time.h>
@@ -414,9 +418,12 @@ static void run(int flavor, int size, int share_expected)
     /* the origins of phase 3 synchronize among themselves */
     MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
     test_win_create(&tw, flavor, SPAN, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
-    from = test_cvar_u64(ASSIST_THRESHOLD);   /* after the window: the value in use */
-    share_expected = share_expected && from > 0 && from <= BIG;   /* on, and our copies are large enough */
+    from = test_cvar_u64(ASSIST_THRESHOLD);
+    CHECK(ASSIST_THRESHOLD_VALUE == from, "%s: %s is %llu, not %llu", name, ASSIST_THRESHOLD, from,
+          (unsigned long long) ASSIST_THRESHOLD_VALUE);
+    share_expected = share_expected && !ASSIST_NEVER;
     test_pvar_open(&pv, ASSIST_COUNTER);
+    unsigned long long never = test_pvar_read(&pv);
     if (share_expected) threshold_live(&tw, buf, (size_t) from, &pv, name);
     shared = test_pvar_read(&pv);
     for (int o = 1 ; o < size ; ++o) one_origin(&tw, buf, o, 10 * o, &pv, &count, name);
@@ -433,6 +440,9 @@ static void run(int flavor, int size, int share_expected)
     test_fence_rounds(&tw, all_at_once, buf, got, size, 50, 3, name);
     crossing(&tw, buf, size, 70, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
+    never = test_pvar_read(&pv) - never;
+    CHECK(!ASSIST_NEVER || 0 == never, "%s: %llu bytes counted in %s, which these transfers never take", name,
+          never, ASSIST_COUNTER);
     test_assist_cleanup(&tw, &others, &pv, buf, got);
 }
 

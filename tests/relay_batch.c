@@ -9,23 +9,31 @@
  */
 /*
  * Batched relays (osc_newrma_usermem.c usermem_batch_issue, osc_newrma_relay.c
- * osc_newrma_relay_move): on create and dynamic windows, contiguous puts
- * or gets to one target gather in the window's batch (up to 64), and a
- * batch of osc_newrma_relay_bytes or more goes, if the target is inside
- * MPI, as one stream through the origin's relay slots: the target scatters
- * a put's stream into its segments (gathers a get's).  A chunk of the
- * stream may end inside a segment or span many; every byte must land in
- * its place and no byte between segments may move.
+ * osc_newrma_relay_move, osc_newrma_node_policy_relay_pieces): on create
+ * and dynamic windows, contiguous puts or gets of at most
+ * osc_newrma_cma_batch_bytes to one target gather in the window's batch
+ * (up to 64), and a batch of two pieces or more that average at most
+ * osc_newrma_relay_piece_bytes goes, if the target is inside MPI, as one
+ * stream through the origin's relay slots: the target scatters a put's
+ * stream into its segments (gathers a get's).  A chunk of the stream may
+ * end inside a segment or span many; every byte must land in its place and
+ * no byte between segments may move.  A single contiguous put or get is
+ * never relayed.  Here the limit is 8000 bytes (relays of larger pieces);
+ * tests/relay_batch_all.c runs this file at the default, 256.
  *
  * Operations here: SEGS per epoch (more than a batch holds), of lengths
  * from 1 byte to more than a chunk -- at most osc_newrma_cma_batch_bytes
- * (batched), between it and osc_newrma_relay_bytes (alone, by single
- * copy), from it up (batched too) -- at unaligned displacements with gap
- * bytes between them that must stay as they were.
+ * (batched), above it (alone, by single copy) -- at unaligned
+ * displacements with gap bytes between them that must stay as they were.
+ *   0. the limit, rank 1 to rank 0 waiting in MPI_Barrier: a batch of two
+ *      puts of exactly the limit, until relayed; a batch of two puts
+ *      averaging one byte more, and one put of 20000 bytes: never relayed
+ *      (MPI_T osc_newrma_relayed_bytes); every byte checked;
  *   1. one origin at a time, the target waiting in MPI_Barrier: puts under
  *      an exclusive lock, then gets with flush; batches of small puts alone
- *      first, until one was relayed (MPI_T osc_newrma_relayed_bytes; needed
- *      with a core per rank, else the test is not testing the path);
+ *      first -- of about 3.3 KiB on average: relayed (until one was, needed
+ *      with a core per rank) where the limit is at least twice that, never
+ *      where it is at most half;
  *   2. with 3 ranks or more, puts and gets to every other rank in turn
  *      under lock_all (each change of target or direction issues a batch);
  *   3. fence epochs in which every rank puts to its right neighbour and
@@ -34,22 +42,22 @@
  *   4. rank 0 computing outside MPI while the others put to it (no relay
  *      taken: single copy).
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:20000,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_piece_bytes:8000,osc_newrma_assist_share_bytes:0
  */
 #include "common.h"
 
 #include <time.h>
 
 #ifndef RELAY_BATCH_NAME
-#define RELAY_BATCH_NAME "relay_batch"   /* tests/relay_batch_all.c runs this file at the default threshold */
+#define RELAY_BATCH_NAME "relay_batch"   /* tests/relay_batch_all.c runs this file at the default limit */
+#define RELAY_PIECE_LIMIT 8000           /* osc_newrma_relay_piece_bytes as the metadata line sets it */
 #endif
 
 #define SEGS 100
 #define GAP 3                 /* bytes between two segments, never written */
 #define RETRY_S 2.0
 
-/* lengths, cycled: below, at and above a 16 KiB chunk and the batch limit,
- * between the batch limit and the relay threshold (20000), above both */
+/* lengths, cycled: below, at and above a 16 KiB chunk and the batch limit */
 static const size_t lengths[] = { 1, 8, 1000, 16384, 7, 16385, 4096, 70001, 63, 5000, 20000, 16383, 100, 19999 };
 #define NLENGTHS (sizeof(lengths) / sizeof(lengths[0]))
 
@@ -70,6 +78,13 @@ static size_t seg_at(int i, int small_only)
 static size_t span(void)
 {
     return seg_at(SEGS, 0) + 64;
+}
+
+/* the mean length of the small layout's segments: every batch of them
+ * averages within a factor of two of it */
+static size_t small_mean(void)
+{
+    return (seg_at(SEGS, 1) - GAP * (SEGS + 1)) / SEGS;
 }
 
 static unsigned char pattern(int who, int round, size_t at)
@@ -116,9 +131,10 @@ static void move_all(test_win_t *tw, unsigned char *buf, int target, int put, in
 }
 
 /* Phase 1, origin `o`: small puts until a batch of them was relayed (when
- * expected), then every length; rank 0 checks each; then gets. */
+ * expected; else once, and none may be if forbidden), then every length; rank 0 checks
+ * each; then gets. */
 static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, test_pvar_t *pv, int expected,
-                       int *relayed, const char *flavor)
+                       int forbidden, int *relayed, const char *flavor)
 {
     int tries = 0, small_relayed = 0;
     unsigned long long before;
@@ -142,6 +158,8 @@ static void one_origin(test_win_t *tw, unsigned char *buf, int o, int round, tes
         MPI_OK(MPI_Win_unlock(0, tw->win));
         CHECK(!expected || small_relayed, "%s: no batch of %d small puts was relayed in %d tries", flavor, SEGS,
               tries);
+        CHECK(!forbidden || !small_relayed, "%s: a batch of small puts (%zu bytes on average) was relayed", flavor,
+              small_mean());
         *relayed += small_relayed;
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -288,6 +306,72 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
     }
 }
 
+/* Phase 0: the piece limit `limit`.  Rank 1 puts into rank 0's window,
+ * each step in a region of its own: a batch of two puts of `limit` bytes
+ * until relayed (when expected), a batch of `limit` and `limit` + 2 bytes
+ * and one put of LONE bytes, once each and never relayed; rank 0 checks
+ * the regions and the gaps. */
+#define LONE 20000
+static void piece_limit(test_win_t *tw, unsigned char *buf, size_t limit, test_pvar_t *pv, int expected,
+                        const char *flavor)
+{
+    const size_t lens[] = { limit, limit, limit, limit + 2, LONE };
+    size_t at[5], end = GAP;
+    int relayed = 0, tries = 0;
+
+    for (int k = 0 ; k < 5 ; ++k) {
+        at[k] = end;
+        end += lens[k] + GAP;
+    }
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        memset(tw->mem, 0, span());
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (1 == test_rank) {
+        double start = test_now_s();
+        unsigned long long before;
+        for (size_t b = 0 ; b < end ; ++b) buf[b] = pattern(1, 7, b);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        do {   /* steps 0 and 1: two pieces of the limit */
+            before = test_pvar_read(pv);
+            for (int k = 0 ; k < 2 ; ++k)
+                MPI_OK(MPI_Put(buf + at[k], (int) lens[k], MPI_BYTE, 0, test_disp(tw, 0, (MPI_Aint) at[k], 1),
+                               (int) lens[k], MPI_BYTE, tw->win));
+            MPI_OK(MPI_Win_flush(0, tw->win));
+            relayed = test_pvar_read(pv) > before;
+        } while (expected && !relayed && (++tries < 16 || test_now_s() - start < RETRY_S));
+        CHECK(!expected || relayed, "%s: no batch of 2 puts of %zu bytes (the limit) was relayed in %d tries", flavor,
+              limit, tries);
+        for (int step = 0 ; step < 2 ; ++step) {   /* two pieces one byte above the limit; one alone */
+            before = test_pvar_read(pv);
+            for (int k = 2 + 2 * step ; k < (0 == step ? 4 : 5) ; ++k)
+                MPI_OK(MPI_Put(buf + at[k], (int) lens[k], MPI_BYTE, 0, test_disp(tw, 0, (MPI_Aint) at[k], 1),
+                               (int) lens[k], MPI_BYTE, tw->win));
+            MPI_OK(MPI_Win_flush(0, tw->win));
+            CHECK(test_pvar_read(pv) == before, "%s: %s was relayed", flavor,
+                  0 == step ? "a batch of 2 puts averaging one byte above the limit" : "a single put of 20000 bytes");
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        const unsigned char *mem = tw->mem;
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        for (size_t b = 0, k = 0 ; b < end + GAP ; ++b) {
+            while (k < 5 && b >= at[k] + lens[k]) ++k;
+            unsigned char want = k < 5 && b >= at[k] ? pattern(1, 7, b) : 0;
+            if (mem[b] != want) {
+                CHECK(0, "%s: piece limit: byte %zu is %d, expected %d", flavor, b, mem[b], want);
+                break;
+            }
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void run(int flavor, int size, int expected)
 {
     const char *name = flavor_names[flavor];
@@ -299,9 +383,15 @@ static void run(int flavor, int size, int expected)
 
     MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
     test_win_create(&tw, flavor, span(), 1, MPI_INFO_NULL, MPI_COMM_WORLD);
-    expected = expected && test_cvar_u64("osc_newrma_relay_bytes") > 0;
+    size_t limit = (size_t) test_cvar_u64("osc_newrma_relay_piece_bytes");
+    CHECK(RELAY_PIECE_LIMIT == limit, "%s: relays of pieces up to %zu bytes, not %d", name, limit, RELAY_PIECE_LIMIT);
+    CHECK(limit >= 2 * small_mean() || 2 * limit <= small_mean(), "%s: the small batches (%zu bytes on average) are "
+          "too near the limit %zu to tell", name, small_mean(), limit);
     test_pvar_open(&pv, "osc_newrma_relayed_bytes");
-    for (int o = 1 ; o < size ; ++o) one_origin(&tw, buf, o, 10 * o, &pv, expected, &relayed, name);
+    piece_limit(&tw, buf, limit, &pv, expected, name);
+    for (int o = 1 ; o < size ; ++o)
+        one_origin(&tw, buf, o, 10 * o, &pv, expected && limit >= 2 * small_mean(), 2 * limit <= small_mean(),
+                   &relayed, name);
     MPI_Allreduce(MPI_IN_PLACE, &relayed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == test_rank) printf("%s: %d of %d origins had a batch of small puts relayed\n", name, relayed, size - 1);
 

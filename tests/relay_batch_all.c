@@ -8,12 +8,14 @@
  * $HEADER$
  */
 /*
- * tests/relay_batch.c with osc_newrma_relay_bytes at 1, its default: every
- * batch is relayed to a target inside MPI, and puts and gets of any size
- * join the batch (none goes alone between the batch limit and the relay
- * threshold).  Every byte and gap checked as there.
+ * tests/relay_batch.c with osc_newrma_relay_piece_bytes at 256, its
+ * default: batches of two pieces of 256 bytes are relayed to a target
+ * inside MPI, batches averaging 257 bytes or the small layout's
+ * (about 3.3 KiB) are not, nor a single put of 20000 bytes.  Every byte and
+ * gap checked as there.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1,osc_newrma_assist_share_bytes:0
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_assist_share_bytes:0
  */
 #define RELAY_BATCH_NAME "relay_batch_all"
+#define RELAY_PIECE_LIMIT 256
 #include "relay_batch.c"

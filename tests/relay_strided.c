@@ -10,12 +10,13 @@
 /*
  * Non-contiguous puts, gets and accumulates relayed (osc_newrma_usermem.c
  * usermem_move_pieces, osc_newrma_acc.c acc_usermem_runs): on create and dynamic
- * windows, where relays are on, a put or get of derived datatypes goes
- * into the window's batch piece by piece (each piece contiguous on both
- * sides: the two datatypes' blocks cut where either ends), and the batch
- * is relayed 64 pieces at a time; an accumulate whose target is several
- * runs of whole elements is relayed 64 runs at a time, the target
- * reducing each chunk into its runs.  Checked byte by byte (every byte
+ * windows, where relays are on, a put or get of derived datatypes is cut
+ * into pieces contiguous on both sides (the two datatypes' blocks cut
+ * where either ends), and each group of up to 1024 pieces is relayed if
+ * its pieces average at most osc_newrma_relay_piece_bytes (256 here, the
+ * default); an accumulate whose target is several runs of whole elements
+ * is relayed up to 1024 runs at a time, the target reducing each chunk
+ * into its runs.  Checked byte by byte (every byte
  * the types touch, and none they do not), at 2-4 ranks:
  *   1. rank 1 to rank 0, which waits in MPI: a put and a get between two
  *      indexed byte types of different block lengths (hundreds of pieces,
@@ -26,9 +27,12 @@
  *   2. every rank to its right neighbour at once, in fence epochs (relays
  *      crossing);
  *   3. rank 0 computing outside MPI while the others put and accumulate
- *      (nothing relayed: system calls, an accumulate run by run).
+ *      (nothing relayed: system calls, an accumulate run by run);
+ *   4. the piece limit: rank 1 puts 16 blocks of exactly 256 bytes until
+ *      they were relayed, then 16 blocks of 257 bytes (never relayed);
+ *      rank 0 checks the blocks and the bytes between them.
  *
- * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1,osc_newrma_relay_bytes:1
+ * newrma-test: np>=2 only-newrma mca=osc_newrma_assist_oversubscribed:1
  */
 #include "common.h"
 
@@ -296,6 +300,58 @@ static void target_computing(test_win_t *tw, unsigned char *buf, int size, int r
     }
 }
 
+/* Phase 4, one size: rank 1 puts LIMIT_BLOCKS blocks of `len` bytes (3
+ * apart) into rank 0's window, until relayed if `relay`, else once (and
+ * never relayed if `forbidden`); rank 0 checks every byte of the span
+ * after each try. */
+#define LIMIT_BLOCKS 16
+static void piece_limit(test_win_t *tw, unsigned char *buf, int len, int relay, int forbidden, int round,
+                        test_pvar_t *pv, const char *flavor)
+{
+    MPI_Datatype blocks;
+    int relayed = 0, tries = 0, again, stride = len + 3, span = LIMIT_BLOCKS * stride;
+    double start = test_now_s();
+
+    MPI_OK(MPI_Type_vector(LIMIT_BLOCKS, len, stride, MPI_BYTE, &blocks));
+    MPI_Type_commit(&blocks);
+    do {
+        if (0 == test_rank) memset(tw->mem, 0, (size_t) span);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (1 == test_rank) {
+            unsigned long long before = test_pvar_read(pv);
+            for (int a = 0 ; a < LIMIT_BLOCKS * len ; ++a) buf[a] = byte_at(1, round, a);
+            MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+            MPI_OK(MPI_Put(buf, LIMIT_BLOCKS * len, MPI_BYTE, 0, test_disp(tw, 0, 0, 1), 1, blocks, tw->win));
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+            relayed = test_pvar_read(pv) > before;
+            CHECK(!forbidden || !relayed, "%s: %d blocks of %d bytes were relayed", flavor, LIMIT_BLOCKS, len);
+        }
+        MPI_Bcast(&relayed, 1, MPI_INT, 1, MPI_COMM_WORLD);
+        if (0 == test_rank) {
+            const unsigned char *win = tw->mem;
+            MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+            for (int a = 0 ; a < span ; ++a) {
+                int in_block = a % stride < len;
+                unsigned char want = in_block ? byte_at(1, round, a / stride * len + a % stride) : 0;
+                if (win[a] != want) {
+                    CHECK(0, "%s: %d blocks of %d bytes: window byte %d is %d, expected %d", flavor, LIMIT_BLOCKS,
+                          len, a, win[a], want);
+                    break;
+                }
+            }
+            MPI_OK(MPI_Win_unlock(0, tw->win));
+        }
+        ++tries;
+        again = relay && !relayed && (tries < 16 || test_now_s() - start < RETRY_S);
+        MPI_Bcast(&again, 1, MPI_INT, 1, MPI_COMM_WORLD);
+    } while (again);
+    if (1 == test_rank) {
+        CHECK(!relay || relayed, "%s: %d blocks of %d bytes not relayed in %d tries", flavor, LIMIT_BLOCKS, len,
+              tries);
+    }
+    MPI_Type_free(&blocks);
+}
+
 static void run(int flavor, int size, int expected)
 {
     const char *name = flavor_names[flavor];
@@ -307,11 +363,14 @@ static void run(int flavor, int size, int expected)
     make_types();
     MPI_Comm_split(MPI_COMM_WORLD, 0 == test_rank, test_rank, &others);
     test_win_create(&tw, flavor, 2 * WIN_BYTES + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
-    expected = expected && test_cvar_u64("osc_newrma_relay_bytes") > 0;
+    int limit = (int) test_cvar_u64("osc_newrma_relay_piece_bytes");
+    CHECK(256 == limit, "%s: relays of pieces up to %d bytes, not the default 256", name, limit);
     test_pvar_open(&pv, "osc_newrma_relayed_bytes");
     for (int c = CASE_PUT ; c <= CASE_GACC ; ++c) one_case(&tw, c, buf, 10 + c, &pv, expected, name);
     test_fence_rounds(&tw, all_at_once, buf, got, size, 50, 3, name);
     if (!test_am_path(flavor)) target_computing(&tw, buf, size, 90, others, name);
+    piece_limit(&tw, buf, limit, expected, 0, 95, &pv, name);
+    piece_limit(&tw, buf, limit + 1, 0, 1, 96, &pv, name);
     test_assist_cleanup(&tw, &others, &pv, buf, got);
     free_types();
 }

@@ -9,24 +9,26 @@
  */
 /*
  * Relays with more ranks than cores, at the defaults (osc_newrma_node_policy.c,
- * share_policy_choose; osc_newrma_node_policy_relay_pieces).  Open MPI
- * then yields when idle, targets are not asked for small operations, and a
- * relay's hand-over costs a context switch or two: a put or get batch is
- * relayed only from 128 KiB or from 16 pieces (and from 32 KiB in all), or
- * in a PSCW epoch, whose target waits in MPI_Win_wait.  With a core per
- * rank every batch is relayed, as before.  Rank 0 is the target, waiting
- * in MPI_Barrier (inside MPI); rank 1 the origin, under an exclusive lock:
- *   1. alone: 8 B puts, single 64 KiB puts and gets, and batches of 4 puts
- *      of 1 KiB, each + flush -- with more ranks than cores none may be
- *      relayed (MPI_T osc_newrma_relayed_bytes stays), with a core per rank
- *      a 64 KiB one is, eventually;
- *   2. 256 KiB puts and gets, and batches of 64 puts of 1 KiB, + flush:
- *      relayed, eventually (the target may be off its core for a while);
- *   3. a PSCW epoch with one 64 KiB put, until one was relayed.
- * Every byte is checked after each phase.  Where relays are off (the
- * system call copies near memcpy's speed, or active messages carry the
- * window) only the data and the parameters in use are checked, and the
- * test says so.
+ * osc_newrma_node_policy_relay_pieces).  Open MPI then yields when idle,
+ * targets are not asked for small operations, and a relay's hand-over
+ * costs a context switch or two: a group of small pieces is relayed only
+ * from NEWRMA_RELAY_UNATTENDED_PIECES (16) pieces, or in a PSCW epoch,
+ * whose target waits in MPI_Win_wait.  With a core per rank a group of 2
+ * small pieces is relayed.  Whatever the count of ranks, a single put or
+ * get is never relayed, nor a group of pieces larger than
+ * osc_newrma_relay_piece_bytes (256) on average.  Rank 0 is the target,
+ * waiting in MPI_Barrier (inside MPI); rank 1 the origin, under an
+ * exclusive lock, each transfer + flush:
+ *   1. never relayed: single 8 B and 64 B puts, single 64 B and 64 KiB
+ *      gets, single 64 KiB puts, batches of 16 puts of 1 KiB (MPI_T
+ *      osc_newrma_relayed_bytes stays);
+ *   2, 3. batches of 15 and of 16 puts of 64 B in turn, until 8 of 16 were
+ *      relayed (the target may be off its core for a while): a batch of
+ *      16 must be, and one of 15 never with more ranks than cores, at
+ *      least once with a core per rank;
+ *   4. PSCW epochs of 2 puts of 64 B, until a batch was relayed.
+ * Every byte is checked after each phase.  Where active messages carry the
+ * window only the data is checked, and the test says so.
  *
  * newrma-test: np>=2 only-newrma
  */
@@ -34,11 +36,10 @@
 
 #define SMALL 8
 #define ALONE (64 * 1024)
-#define LARGE (256 * 1024)
-#define PIECE 1024
-#define FEW_PIECES 4
-#define MANY_PIECES 64
-#define SPAN (LARGE + MANY_PIECES * 2 * PIECE)
+#define TINY 64                /* pieces below the relay's piece limit, above the mailbox's */
+#define KIB 1024               /* pieces above it */
+#define UNATTENDED_PIECES 16   /* NEWRMA_RELAY_UNATTENDED_PIECES */
+#define SPAN (ALONE + UNATTENDED_PIECES * 2 * KIB)
 #define RETRY_S 5.0
 
 static unsigned char pattern(int round, size_t i)
@@ -59,8 +60,8 @@ static int matches(const unsigned char *buf, size_t bytes, int round)
     return 1;
 }
 
-/* `pieces` puts of PIECE bytes, every other KiB of the target (a batch of
- * as many pieces), or one put of `bytes` */
+/* `pieces` puts of `bytes` each, every other `bytes` of the target (a
+ * batch of as many pieces), or, if `pieces` is 0, one put of `bytes` */
 static void put_pieces(test_win_t *tw, const unsigned char *buf, size_t bytes, int pieces)
 {
     if (0 == pieces) {
@@ -68,19 +69,19 @@ static void put_pieces(test_win_t *tw, const unsigned char *buf, size_t bytes, i
         return;
     }
     for (int p = 0 ; p < pieces ; ++p) {
-        MPI_OK(MPI_Put(buf + 2 * p * PIECE, PIECE, MPI_BYTE, 0, test_disp(tw, 0, 2 * p * PIECE, 1), PIECE, MPI_BYTE,
-                       tw->win));
+        MPI_Aint at = (MPI_Aint) (2 * (size_t) p * bytes);
+        MPI_OK(MPI_Put(buf + at, (int) bytes, MPI_BYTE, 0, test_disp(tw, 0, at, 1), (int) bytes, MPI_BYTE, tw->win));
     }
 }
 
-/* what put_pieces left at the target (rank 0, its own memory) */
+/* what put_pieces left at the target (rank 0, its own memory): the pieces,
+ * and zeros between them */
 static int target_holds(const unsigned char *mem, size_t bytes, int pieces, int round)
 {
     if (0 == pieces) return matches(mem, bytes, round);
-    for (int p = 0 ; p < pieces ; ++p) {
-        for (size_t i = 0 ; i < PIECE ; ++i) {
-            if (mem[2 * p * PIECE + i] != pattern(round, 2 * p * PIECE + i)) return 0;
-        }
+    for (size_t i = 0 ; i < 2 * (size_t) pieces * bytes ; ++i) {
+        unsigned char want = (i / bytes) % 2 ? 0 : pattern(round, i);
+        if (mem[i] != want) return 0;
     }
     return 1;
 }
@@ -126,7 +127,45 @@ static int transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, size_t 
     return relayed;
 }
 
-/* PSCW epochs of one ALONE put, rank 1 to rank 0: 16, or until one was
+/* Batches of UNATTENDED_PIECES - 1 and of UNATTENDED_PIECES TINY puts,
+ * rank 1 to rank 0, in turn (each + flush), until ENOUGH of the larger
+ * were relayed (for up to RETRY_S seconds, and at least 16 pairs): the
+ * smaller batches meet the target as present as the larger ones did.
+ * Returns in *few and *full how many of each were relayed (on every rank),
+ * and checks the data at the target. */
+#define ENOUGH 8
+static void paired_batches(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, int round, int *few, int *full)
+{
+    int counts[2] = { 0, 0 };
+
+    if (0 == test_rank) memset(tw->mem, 0, SPAN);
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+    if (1 == test_rank) {
+        double start = test_now_s();
+        fill(buf, SPAN, round);
+        MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, tw->win));
+        for (int t = 0 ; counts[1] < ENOUGH && (t < 16 || test_now_s() - start < RETRY_S) ; ++t) {
+            for (int k = 0 ; k < 2 ; ++k) {
+                unsigned long long before = test_pvar_read(pv);
+                put_pieces(tw, buf, TINY, UNATTENDED_PIECES - 1 + k);
+                MPI_OK(MPI_Win_flush(0, tw->win));
+                counts[k] += test_pvar_read(pv) > before;
+            }
+        }
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (0 == test_rank) {
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
+        CHECK(target_holds(tw->mem, TINY, UNATTENDED_PIECES, round), "batches of 64 B: wrong data at the target");
+        MPI_OK(MPI_Win_unlock(0, tw->win));
+    }
+    MPI_Bcast(counts, 2, MPI_INT, 1, MPI_COMM_WORLD);
+    *few = counts[0];
+    *full = counts[1];
+}
+
+/* PSCW epochs of 2 TINY puts, rank 1 to rank 0: 16, or until a batch was
  * relayed if `until_relayed` (as in transfer). */
 static int pscw_transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, int until_relayed, int round)
 {
@@ -147,7 +186,7 @@ static int pscw_transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, in
         } else if (1 == test_rank) {
             unsigned long long before = test_pvar_read(pv);
             MPI_OK(MPI_Win_start(g0, 0, tw->win));
-            put_pieces(tw, buf, ALONE, 0);
+            put_pieces(tw, buf, TINY, 2);
             MPI_OK(MPI_Win_complete(tw->win));
             relayed = test_pvar_read(pv) > before;
             done = until_relayed ? relayed || (t >= 16 && test_now_s() - start >= RETRY_S) : t >= 16;
@@ -156,7 +195,7 @@ static int pscw_transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, in
     }
     if (0 == test_rank) {
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, tw->win));
-        CHECK(matches(tw->mem, ALONE, round), "pscw put: wrong data at the target");
+        CHECK(target_holds(tw->mem, TINY, 2, round), "pscw puts: wrong data at the target");
         MPI_OK(MPI_Win_unlock(0, tw->win));
     }
     MPI_Bcast(&relayed, 1, MPI_INT, 1, MPI_COMM_WORLD);
@@ -166,54 +205,51 @@ static int pscw_transfer(test_win_t *tw, test_pvar_t *pv, unsigned char *buf, in
     return relayed;
 }
 
-static void run(int flavor)
+static void run(int flavor, int size)
 {
     const char *name = flavor_names[flavor];
     unsigned char *buf = malloc(SPAN);
-    int relays_on, unattended, alone = 0, large = 0;
-    unsigned long long relay_bytes;
+    int relays_on, unattended, attended_expected, relayed, few, full;
     test_pvar_t pv;
     test_win_t tw;
 
     test_win_create(&tw, flavor, SPAN, 1, MPI_INFO_NULL, MPI_COMM_WORLD);
-    /* Read after the first window: the values in use, as the policy chose
-     * them from its probe of the system call (made by the first window on
-     * the single-copy path).  A call slower than half of memcpy's speed
-     * (kernel-bound) shows as shared copies from 64 KiB, and relays must
-     * then be on -- from 32 KiB with more ranks than cores. */
     unattended = test_cvar_int("mpi_yield_when_idle") && !test_cvar_int("osc_newrma_assist_oversubscribed");
-    relays_on = !test_am_path(flavor) && test_cvar_u64("osc_newrma_assist_share_bytes") == 64 * 1024;
-    relay_bytes = test_cvar_u64("osc_newrma_relay_bytes");
-    if (!test_am_path(flavor)) {
-        CHECK(relays_on == (relay_bytes > 0), "%s: relays from %llu bytes (0: off), the system call %s", name,
-              relay_bytes, relays_on ? "kernel-bound" : "fast");
-        CHECK(!relays_on || !unattended || 32 * 1024 == relay_bytes,
-              "%s: relays from %llu bytes with more ranks than cores, not 32 KiB", name, relay_bytes);
-    }
+    relays_on = !test_am_path(flavor) && test_cvar_int("osc_newrma_assist_timeout") > 0;
+    /* with a core per rank the target is inside MPI whenever it waits */
+    attended_expected = relays_on && !unattended && size <= sysconf(_SC_NPROCESSORS_ONLN);
+    CHECK(256 == test_cvar_u64("osc_newrma_relay_piece_bytes"), "%s: relays of pieces up to %llu bytes, not the "
+          "default 256", name, test_cvar_u64("osc_newrma_relay_piece_bytes"));
     test_pvar_open(&pv, "osc_newrma_relayed_bytes");
 
-    /* 1: small ones, a single 64 KiB one, a few pieces */
-    alone |= transfer(&tw, &pv, buf, SMALL, 0, 0, 64, 0, 1, "8 B puts");
-    alone |= transfer(&tw, &pv, buf, PIECE, FEW_PIECES, 0, 64, 0, 2, "4 puts of 1 KiB");
-    alone |= transfer(&tw, &pv, buf, ALONE, 0, 0, 32, relays_on && !unattended, 3, "64 KiB puts");
-    alone |= transfer(&tw, &pv, buf, ALONE, 0, 1, 32, 0, 4, "64 KiB gets");
+    /* 1: never relayed */
+    relayed = transfer(&tw, &pv, buf, SMALL, 0, 0, 64, 0, 1, "8 B puts");
+    CHECK(!relayed, "%s: a single 8 B put was relayed", name);
+    relayed = transfer(&tw, &pv, buf, ALONE, 0, 0, 32, 0, 2, "64 KiB puts");
+    CHECK(!relayed, "%s: a single 64 KiB put was relayed", name);
+    relayed = transfer(&tw, &pv, buf, ALONE, 0, 1, 32, 0, 3, "64 KiB gets");
+    CHECK(!relayed, "%s: a single 64 KiB get was relayed", name);
+    relayed = transfer(&tw, &pv, buf, KIB, UNATTENDED_PIECES, 0, 32, 0, 4, "16 puts of 1 KiB");
+    CHECK(!relayed, "%s: a batch of 16 puts of 1 KiB was relayed", name);
+    relayed = transfer(&tw, &pv, buf, TINY, 0, 0, 64, 0, 8, "64 B puts");
+    CHECK(!relayed, "%s: a single 64 B put was relayed", name);
+    relayed = transfer(&tw, &pv, buf, TINY, 0, 1, 64, 0, 9, "64 B gets");
+    CHECK(!relayed, "%s: a single 64 B get was relayed", name);
+
+    /* 2, 3: one piece short of the unattended minimum, and the minimum */
+    paired_batches(&tw, &pv, buf, 5, &few, &full);
+    CHECK(!relays_on || full > 0, "%s: no batch of 16 puts of 64 B was relayed", name);
     if (relays_on && unattended) {
-        CHECK(!alone, "%s: a small batch was relayed with more ranks than cores", name);
-    } else if (relays_on) {
-        CHECK(alone, "%s: no 64 KiB put was relayed with a core per rank", name);
+        CHECK(0 == few, "%s: %d batches of 15 puts of 64 B were relayed with more ranks than cores (and %d of 16)",
+              name, few, full);
+    } else {
+        CHECK(!attended_expected || few > 0, "%s: no batch of 15 puts of 64 B was relayed with a core per rank",
+              name);
     }
 
-    /* 2: large ones and many pieces */
-    large = transfer(&tw, &pv, buf, LARGE, 0, 0, 16, relays_on, 5, "256 KiB puts");
-    CHECK(!relays_on || large, "%s: no 256 KiB put was relayed", name);
-    large = transfer(&tw, &pv, buf, LARGE, 0, 1, 16, relays_on, 6, "256 KiB gets");
-    CHECK(!relays_on || large, "%s: no 256 KiB get was relayed", name);
-    large = transfer(&tw, &pv, buf, PIECE, MANY_PIECES, 0, 16, relays_on, 7, "64 puts of 1 KiB");
-    CHECK(!relays_on || large, "%s: no batch of 64 puts was relayed", name);
-
-    /* 3: the target waits for this very epoch */
-    large = pscw_transfer(&tw, &pv, buf, relays_on, 8);
-    CHECK(!relays_on || large, "%s: no 64 KiB put of a PSCW epoch was relayed", name);
+    /* 4: the target waits for this very epoch */
+    relayed = pscw_transfer(&tw, &pv, buf, relays_on, 7);
+    CHECK(!relays_on || relayed, "%s: no batch of 2 puts of 64 B of a PSCW epoch was relayed", name);
 
     if (0 == test_rank) {
         printf("%s: %s%s\n", name, relays_on ? "relays on" : "relays off here: data checked only",
@@ -232,8 +268,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     if (size >= 2) {
-        run(FLAVOR_CREATE);
-        run(FLAVOR_DYNAMIC);
+        run(FLAVOR_CREATE, size);
+        run(FLAVOR_DYNAMIC, size);
     }
     MPI_T_finalize();
     return test_finalize("relay_unattended");
