@@ -275,7 +275,7 @@ typedef struct {
     bool active;
     uint8_t kind;                        /* NEWRMA_MAILBOX_PUT / _GET / _ACC */
     int target;
-    uint32_t mine;                       /* the request's sequence */
+    uint64_t mine;                       /* the request's sequence */
     uint64_t stamp;                      /* the presence stamp it was posted on */
     void *local;                         /* a get's origin buffer */
     uint64_t taddr;
@@ -367,8 +367,10 @@ struct ompi_osc_newrma_module_t {
     size_t assist_serve_bytes;           /* payload of our own mailbox; 0: none (nothing to serve) */
     bool assist_attended;                /* ask targets that look present (else only PSCW hand-offs) */
     uint64_t assist_miss_stamp;          /* a presence stamp that did not answer (atomic) */
-    uint64_t assist_box_hint;            /* target << 32 | the state its mailbox was left in by
-                                          * our last claim (atomic; a guess, see assist_claim) */
+    uint64_t assist_box_hint;            /* the state the mailbox of assist_box_hint_target was
+                                          * left in by our last claim (atomic; a guess, see
+                                          * assist_claim: a torn pair only fails a CAS) */
+    int32_t assist_box_hint_target;      /* 1 + that target, 0: none (atomic) */
     bool assist_answer_busy;             /* a thread waits for an answer on our line (atomic) */
     uint64_t assist_trusted;             /* target << 32 | answers still trusted without reading
                                           * the clock (atomic; see target_present) */

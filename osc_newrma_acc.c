@@ -79,16 +79,15 @@ typedef osc_newrma_acc_locks_t acc_locks_t;
  * an atomic load and the release an atomic store (plain instructions on
  * x86): threads of one process contend for the same word, and a plain
  * access racing an atomic one is a data race in C11 that ThreadSanitizer
- * reports (contrib/thread-check-tests.sh).  opal has no atomic load/store in
- * 4.1, hence the compiler builtins its own atomics are made of. */
-static inline bool stripe_trylock(volatile int32_t *word)
+ * reports (contrib/thread-check-tests.sh). */
+static inline bool stripe_trylock(int32_t *word)
 {
     int32_t expected = 0;
 
-    return 0 == __atomic_load_n(word, __ATOMIC_RELAXED) && opal_atomic_compare_exchange_strong_acq_32(word, &expected, 1);
+    return 0 == osc_newrma_load_relaxed(word) && osc_newrma_cas_acquire(word, &expected, 1);
 }
 
-static inline void stripe_lock(volatile int32_t *word)
+static inline void stripe_lock(int32_t *word)
 {
     unsigned int spins = 0;
 
@@ -97,9 +96,9 @@ static inline void stripe_lock(volatile int32_t *word)
     }
 }
 
-static inline void stripe_unlock(volatile int32_t *word)
+static inline void stripe_unlock(int32_t *word)
 {
-    __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+    osc_newrma_store_release(word, 0);
 }
 
 unsigned int osc_newrma_acc_shift(size_t granularity)
@@ -157,6 +156,7 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
 {
     if (OPAL_UNLIKELY(osc_newrma_alone_at(module, rank))) {
         locks->count = 0;             /* and acc_unlock releases none */
+        locks->first = 0;
         return;
     }
     acc_span(module, locks, rank, offset, span);
@@ -167,8 +167,7 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
     acc_lock_stripes(module, locks);
 }
 
-/* A release store per stripe (what Open MPI's own opal_atomic_unlock does
- * with a fence and a store): the critical section's loads and stores are
+/* A release store per stripe: the critical section's loads and stores are
  * done before any lock is seen free.  No full barrier: completion at the
  * target is what flush and unlock guarantee, and they have theirs. */
 static inline void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)

@@ -50,9 +50,10 @@
  * An epoch that issued no operation may answer a box post before it comes
  * ("early completions", below; docs/rationale.md, "PSCW").
  *
- * The design's MEM_SYNC around each PROC_SYNC is a release fence before the
- * signal and an acquire fence after it is seen (opal_atomic_wmb / rmb: the
- * C11 release / acquire fences with the compiler builtins).  Here the
+ * The design's MEM_SYNC around each PROC_SYNC is a release before the
+ * signal and an acquire after it is seen (osc_newrma_atomic.h: the signal
+ * is a release store or read-modify-write, and it is seen by an acquire
+ * load, or by relaxed polls and an acquire fence after them).  Here the
  * PROC_SYNC is itself a store or atomic in the segment, so that pair is what
  * publishes everything before the signal to everyone who sees it; no step
  * needs a store ordered before a later load (the one thing a full barrier
@@ -82,24 +83,24 @@ static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
 
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
 
     module->barrier_episode++;
-    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
+    /* MEM_SYNC before PROC_SYNC: release */
     if (barrier_has_arrival_words(module)) {
-        line[module->rank] = module->barrier_episode;
+        osc_newrma_store_release(&line[module->rank], module->barrier_episode);
         module->barrier_next = 0;
     } else {
-        (void) opal_atomic_fetch_add_64(line, 1);
+        (void) osc_newrma_fetch_add_release(line, 1);
     }
 }
 
 /* Every rank's arrival word has reached this episode.  Ranks already seen
  * are not read again (barrier_next). */
-static bool barrier_words_done(ompi_osc_newrma_module_t *module, const volatile int64_t *line)
+static bool barrier_words_done(ompi_osc_newrma_module_t *module, const int64_t *line)
 {
     for (; module->barrier_next < module->size; ++module->barrier_next) {
-        if (line[module->barrier_next] < module->barrier_episode) {
+        if (osc_newrma_load_relaxed(&line[module->barrier_next]) < module->barrier_episode) {
             return false;
         }
     }
@@ -108,12 +109,12 @@ static bool barrier_words_done(ompi_osc_newrma_module_t *module, const volatile 
 
 static bool barrier_done(ompi_osc_newrma_module_t *module)
 {
-    const volatile int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    const int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
 
     if (barrier_has_arrival_words(module)) {
         return barrier_words_done(module, line);
     }
-    return *line >= module->barrier_episode * module->size;
+    return osc_newrma_load_relaxed(line) >= module->barrier_episode * module->size;
 }
 
 void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
@@ -123,7 +124,7 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     while (!barrier_done(module)) {
         osc_newrma_mailbox_backoff(module, &spins);
     }
-    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
+    osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the arrivals polled relaxed */
 }
 
 /* Arrivals count cumulatively, so an episode nobody waited for (a NOPRECEDE
@@ -169,8 +170,8 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
 {
     const osc_newrma_shm_t *shm = &module->shm;
     int64_t slots = shm->layout.ring_slots;
-    int64_t ticket = opal_atomic_fetch_add_64(osc_newrma_shm_post_tail(shm, origin), 1);
-    volatile int64_t *cell = &osc_newrma_shm_ring(shm, origin)[ticket % slots];
+    int64_t ticket = osc_newrma_fetch_add_relaxed(osc_newrma_shm_post_tail(shm, origin), 1);
+    int64_t *cell = &osc_newrma_shm_ring(shm, origin)[ticket % slots];
     unsigned int spins = 0;
 
     /* A ring with a cell for every rank cannot be full: a rank has at most
@@ -183,19 +184,19 @@ static void ring_push(ompi_osc_newrma_module_t *module, int origin, int value)
      * Meanwhile we take our own: ranks that all post to each other before
      * starting (all-to-all PSCW with rings smaller than the group) would
      * otherwise wait for each other forever. */
-    while (ring_can_fill(module) && *cell != ring_cell(ticket, slots, 0)) {
+    while (ring_can_fill(module) && osc_newrma_load_relaxed(cell) != ring_cell(ticket, slots, 0)) {
         ring_drain_locked(module);
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_wmb();
-    *cell = ring_cell(ticket, slots, value + 1);
+    osc_newrma_store_release(cell, ring_cell(ticket, slots, value + 1));   /* MEM_SYNC before PROC_SYNC */
 }
 
 /* Is the owner's next cell filled (for the head's lap)?  (Polled while
  * start waits, so its cell and empty value are kept, not divided out.) */
 static inline bool ring_ready(const ompi_osc_newrma_module_t *module)
 {
-    return osc_newrma_shm_ring(&module->shm, module->rank)[module->post_head_cell] > module->post_head_empty;
+    return osc_newrma_load_relaxed(&osc_newrma_shm_ring(&module->shm, module->rank)[module->post_head_cell])
+           > module->post_head_empty;
 }
 
 static void ring_head_advance(ompi_osc_newrma_module_t *module)
@@ -212,7 +213,7 @@ static void ring_head_advance(ompi_osc_newrma_module_t *module)
  * matched by a start. */
 static int ring_drain(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *ring = osc_newrma_shm_ring(&module->shm, module->rank);
+    int64_t *ring = osc_newrma_shm_ring(&module->shm, module->rank);
     int64_t slots = module->shm.layout.ring_slots;
 
     while (ring_ready(module)) {
@@ -226,10 +227,10 @@ static int ring_drain(ompi_osc_newrma_module_t *module)
             module->posts_seen = grown;
             module->posts_seen_capacity = capacity;
         }
-        opal_atomic_rmb();
-        module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) ring[cell] - 1;
+        /* acquire: MEM_SYNC after PROC_SYNC, the poster's release */
+        module->posts_seen[module->posts_seen_count++] = (int32_t) (uint32_t) osc_newrma_load_acquire(&ring[cell]) - 1;
         if (ring_can_fill(module)) {
-            ring[cell] = ring_cell(module->post_head + slots, slots, 0);
+            osc_newrma_store_relaxed(&ring[cell], ring_cell(module->post_head + slots, slots, 0));
         }
         ring_head_advance(module);
     }
@@ -343,18 +344,21 @@ static uint32_t early_take(ompi_osc_newrma_module_t *module, int origin, uint32_
 static void post_box_close(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
-    uint32_t seq = box->seq, closed = seq + 1;
+    uint32_t seq = osc_newrma_load_relaxed(&box->seq), closed = seq + 1, count;
 
     module->post_box_current = false;
     if (seq & 1) {
         return;                            /* closed already */
     }
-    box->seq = closed;
-    for (uint32_t k = 0 ; k < box->count ; ++k) {
-        int32_t ahead = box_ahead(__atomic_exchange_n(&box->done[k], closed, __ATOMIC_ACQ_REL), seq);
+    osc_newrma_store_relaxed(&box->seq, closed);
+    osc_newrma_fence_release();            /* the seqlock: the odd seq before the box's words */
+    count = osc_newrma_load_relaxed(&box->count);
+    for (uint32_t k = 0 ; k < count ; ++k) {
+        /* acquire: an early answer's epoch */
+        int32_t ahead = box_ahead(osc_newrma_exchange_acq_rel(&box->done[k], closed), seq);
         if (ahead > 0) {
-            module->early_origins[module->early_count++] =
-                (osc_newrma_early_answers_t) { .origin = box->origin[k], .posts = (uint32_t) ahead };
+            module->early_origins[module->early_count++] = (osc_newrma_early_answers_t) {
+                .origin = osc_newrma_load_relaxed(&box->origin[k]), .posts = (uint32_t) ahead };
         }
     }
 }
@@ -373,17 +377,18 @@ static void post_box_publish(ompi_osc_newrma_module_t *module, const int *origin
     uint32_t writing;
 
     post_box_close(module);
-    writing = box->seq;
-    opal_atomic_wmb();
+    writing = osc_newrma_load_relaxed(&box->seq);
+    osc_newrma_fence_release();            /* the seqlock: the odd seq before the box's words
+                                            * (the close may have been an earlier one) */
     for (size_t k = 0 ; k < count ; ++k) {
-        box->origin[k] = origins[k];
         uint32_t answered = 0 != module->early_count ? early_take(module, origins[k], UINT32_MAX) : 0;
+        osc_newrma_store_relaxed(&box->origin[k], origins[k]);
         /* answered ahead: the new seq and the next answered - 1 posts */
-        box->done[k] = 0 != answered ? writing + 2 * answered - 1 : writing;
+        osc_newrma_store_relaxed(&box->done[k], 0 != answered ? writing + 2 * answered - 1 : writing);
     }
-    box->count = (uint32_t) count;
-    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC, and the box before its seq */
-    box->seq = writing + 1;
+    osc_newrma_store_relaxed(&box->count, (uint32_t) count);
+    /* release: the box before its even seq, and MEM_SYNC before PROC_SYNC */
+    osc_newrma_store_release(&box->seq, writing + 1);
     module->post_box_current = true;
 }
 
@@ -397,8 +402,8 @@ static void post_box_republish(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
 
-    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
-    box->seq = box->seq + 2;
+    /* MEM_SYNC before PROC_SYNC: release */
+    osc_newrma_store_release(&box->seq, osc_newrma_load_relaxed(&box->seq) + 2);
 }
 
 /* Our slot in `target`'s box and what it held, by a seqlock read: false
@@ -415,18 +420,20 @@ static inline __opal_attribute_always_inline__ bool post_box_read(const ompi_osc
                                                                    int target, post_box_view_t *view)
 {
     const osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, target);
-    uint32_t seq = box->seq, count;
+    /* the seqlock's reader: acquire (the box's words after the seq, and
+     * MEM_SYNC after PROC_SYNC), relaxed loads of the words, an acquire
+     * fence before the seq is read again (the words before it) */
+    uint32_t seq = osc_newrma_load_acquire(&box->seq), count;
 
     if (seq & 1) {
         return false;
     }
-    opal_atomic_rmb();
-    count = box->count;
+    count = osc_newrma_load_relaxed(&box->count);
     for (uint32_t k = 0 ; k < count && k < NEWRMA_POST_BOX_ORIGINS ; ++k) {
-        if (box->origin[k] == module->rank) {
-            *view = (post_box_view_t) { .seq = seq, .slot = k, .done = box->done[k] };
-            opal_atomic_rmb();
-            return box->seq == seq;
+        if (osc_newrma_load_relaxed(&box->origin[k]) == module->rank) {
+            *view = (post_box_view_t) { .seq = seq, .slot = k, .done = osc_newrma_load_relaxed(&box->done[k]) };
+            osc_newrma_fence_acquire();
+            return osc_newrma_load_relaxed(&box->seq) == seq;
         }
     }
     return false;
@@ -459,8 +466,7 @@ static bool post_box_complete_early(ompi_osc_newrma_module_t *module, int target
     }
     ahead = box_ahead(view.done, view.seq);
     return ahead >= 0 && (uint32_t) ahead < mca_osc_newrma_component.pscw_early_answers
-           && __atomic_compare_exchange_n(&box->done[view.slot], &view.done, view.done + 2, false,
-                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+           && osc_newrma_cas_acq_rel(&box->done[view.slot], &view.done, view.done + 2);
 }
 
 void osc_newrma_complete_early(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
@@ -488,7 +494,6 @@ int osc_newrma_post_signal(ompi_osc_newrma_module_t *module, const int *origins,
     }
     /* the ring: an origin that answered this post early gets no notice */
     post_box_close(module);
-    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
     for (size_t i = 0 ; i < count ; ++i) {
         if (0 != module->early_count && 0 != early_take(module, origins[i], 1)) {
             continue;
@@ -575,7 +580,7 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
         }
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
+    /* MEM_SYNC after PROC_SYNC: the box's seq and the ring's cells were read with acquire */
     return ret;
 }
 
@@ -585,15 +590,15 @@ int osc_newrma_start_wait_posts(ompi_osc_newrma_module_t *module, const int *tar
 
 void osc_newrma_complete_signal(ompi_osc_newrma_module_t *module, const int *targets, size_t count)
 {
-    opal_atomic_wmb();                     /* MEM_SYNC before PROC_SYNC (release) */
+    /* MEM_SYNC before PROC_SYNC: each signal is a release */
     for (size_t i = 0 ; i < count ; ++i) {
         osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, targets[i]);
         const osc_newrma_post_match_t *match = &module->start_matches[i];
 
         if (match->slot >= 0) {
-            box->done[match->slot] = match->seq;
+            osc_newrma_store_release(&box->done[match->slot], match->seq);
         } else if (NEWRMA_POST_RING == match->slot) {
-            (void) opal_atomic_fetch_add_64((int64_t *) &box->completes, 1);
+            (void) osc_newrma_fetch_add_release(&box->completes, 1);
         }
     }
 }
@@ -601,17 +606,18 @@ void osc_newrma_complete_signal(ompi_osc_newrma_module_t *module, const int *tar
 bool osc_newrma_completions_arrived(ompi_osc_newrma_module_t *module)
 {
     const osc_newrma_post_box_t *box = osc_newrma_shm_post_box(&module->shm, module->rank);
-    uint32_t seq = box->seq, count = box->count;
+    uint32_t seq = osc_newrma_load_relaxed(&box->seq), count = osc_newrma_load_relaxed(&box->count);
 
     /* a ring post leaves the box as the last box post left it: all done */
-    if (box->completes < module->completes_expected) {
+    if (osc_newrma_load_relaxed(&box->completes) < module->completes_expected) {
         return false;
     }
     for (uint32_t k = 0 ; k < count ; ++k) {
-        if (box_ahead(box->done[k], seq) < 0) {    /* ahead: answered, and our next posts early */
+        /* ahead: answered, and our next posts early */
+        if (box_ahead(osc_newrma_load_relaxed(&box->done[k]), seq) < 0) {
             return false;
         }
     }
-    opal_atomic_rmb();                     /* MEM_SYNC after PROC_SYNC (acquire) */
+    osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the signals polled relaxed */
     return true;
 }

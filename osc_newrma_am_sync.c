@@ -602,6 +602,6 @@ int osc_newrma_am_sync(struct ompi_win_t *win)
 {
     (void) win;
     osc_newrma_am_call_leave(osc_newrma_am_call_enter());
-    opal_atomic_mb();
+    osc_newrma_fence_seq_cst();
     return OMPI_SUCCESS;
 }

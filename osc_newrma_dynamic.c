@@ -76,8 +76,8 @@ static void publish_begin(ompi_osc_newrma_module_t *module)
         return;    /* no segment: targets check their own table */
     }
     osc_newrma_peer_dyn_t *line = osc_newrma_shm_dyn(&module->shm, module->rank);
-    line->generation = line->generation + 1;
-    opal_atomic_wmb();
+    osc_newrma_store_relaxed(&line->generation, osc_newrma_load_relaxed(&line->generation) + 1);
+    osc_newrma_fence_release();    /* the odd generation before the table changes */
 }
 
 static void publish_end(ompi_osc_newrma_module_t *module)
@@ -86,10 +86,10 @@ static void publish_end(ompi_osc_newrma_module_t *module)
         return;
     }
     osc_newrma_peer_dyn_t *line = osc_newrma_shm_dyn(&module->shm, module->rank);
-    line->table_addr = (uint64_t) (uintptr_t) module->dyn.regions;
-    line->count = module->dyn.count;
-    opal_atomic_wmb();
-    line->generation = line->generation + 1;
+    osc_newrma_store_relaxed(&line->table_addr, (uint64_t) (uintptr_t) module->dyn.regions);
+    osc_newrma_store_relaxed(&line->count, module->dyn.count);
+    /* release: the table before the even generation */
+    osc_newrma_store_release(&line->generation, osc_newrma_load_relaxed(&line->generation) + 1);
 }
 
 int osc_newrma_dyn_attach(ompi_osc_newrma_module_t *module, void *base, size_t len)
@@ -142,22 +142,21 @@ static int fetch_peer_table(ompi_osc_newrma_module_t *module, int target)
     unsigned int spins = 0;
 
     for (;; osc_newrma_backoff(&spins)) {
-        int64_t generation = line->generation;
-        opal_atomic_rmb();
+        int64_t generation = osc_newrma_load_acquire(&line->generation);   /* the table after it */
         if (generation & 1) {
             continue;
         }
         if (dyn->cached_rank == target && dyn->cached_generation == generation) {
             return OMPI_SUCCESS;
         }
-        uint64_t table_addr = line->table_addr;
-        size_t count = line->count;
+        uint64_t table_addr = osc_newrma_load_relaxed(&line->table_addr);
+        size_t count = osc_newrma_load_relaxed(&line->count);
         if (OMPI_SUCCESS != ensure_capacity(&dyn->cache, &dyn->cache_capacity, count)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         int ret = osc_newrma_single_copy(pid, dyn->cache, table_addr, count * sizeof(osc_newrma_region_t), false);
-        opal_atomic_rmb();
-        if (line->generation != generation) {
+        osc_newrma_fence_acquire();    /* the table before the generation again */
+        if (osc_newrma_load_relaxed(&line->generation) != generation) {
             continue;    /* the owner changed its table under us: read again */
         }
         if (OMPI_SUCCESS != ret) {

@@ -263,7 +263,7 @@ int osc_newrma_epoch_check_slow(ompi_osc_newrma_module_t *module, osc_newrma_syn
         /* A fence that no RMA call followed opens no real epoch: the design
          * lets any other synchronization take the window straight from
          * there (once the fence's barrier is complete). */
-        if (__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
+        if (osc_newrma_load_relaxed(&module->fence_epoch_used)) {
             return OMPI_ERR_RMA_SYNC;
         }
         osc_newrma_fence_grant(module);
@@ -284,7 +284,7 @@ int osc_newrma_epoch_access_slow(ompi_osc_newrma_module_t *module, int target)
     /* acquire: a PSCW epoch another thread granted is seen with what that
      * thread saw of the posts (osc_newrma_pscw_grant_slow stores with
      * release) */
-    const osc_newrma_win_state_t state = __atomic_load_n(&module->state, __ATOMIC_ACQUIRE);
+    const osc_newrma_win_state_t state = osc_newrma_load_acquire(&module->state);
     const osc_newrma_epoch_cell_t cell = osc_newrma_epoch_table[NEWRMA_SYNC_OP][state];
     int ret = OMPI_SUCCESS;
 

@@ -107,7 +107,7 @@ static inline osc_newrma_win_state_t osc_newrma_epoch_state(const ompi_osc_newrm
     /* relaxed: another thread's first operation may be granting the epoch
      * meanwhile (osc_newrma_fence_grant, osc_newrma_pscw_grant_slow), which
      * orders what it saw */
-    return __atomic_load_n(&module->state, __ATOMIC_RELAXED);
+    return osc_newrma_load_relaxed(&module->state);
 }
 
 static inline osc_newrma_epoch_cell_t osc_newrma_epoch_cell(const ompi_osc_newrma_module_t *module,
@@ -183,8 +183,7 @@ static inline void osc_newrma_epoch_apply(ompi_osc_newrma_module_t *module, osc_
         }
         if (cell.then & (NEWRMA_EPOCH_THEN_FENCE_FRESH | NEWRMA_EPOCH_THEN_FENCE_USED)) {
             /* atomic: several threads' first operations may mark it at once */
-            __atomic_store_n(&module->fence_epoch_used, 0 != (cell.then & NEWRMA_EPOCH_THEN_FENCE_USED),
-                             __ATOMIC_RELAXED);
+            osc_newrma_store_relaxed(&module->fence_epoch_used, 0 != (cell.then & NEWRMA_EPOCH_THEN_FENCE_USED));
         }
     }
     if (OPAL_UNLIKELY(ompi_osc_base_framework.framework_verbose >= MCA_BASE_VERBOSE_TRACE)) {
@@ -193,7 +192,7 @@ static inline void osc_newrma_epoch_apply(ompi_osc_newrma_module_t *module, osc_
     if (next != state) {
         /* release: a thread that sees the new state (osc_newrma_pscw_grant
          * reads it with acquire) sees what led to it */
-        __atomic_store_n(&module->state, next, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&module->state, next);
     }
 }
 
@@ -224,8 +223,8 @@ static inline int osc_newrma_epoch_access(ompi_osc_newrma_module_t *module, int 
          * it together (relaxed: the next fence, which reads it, is ordered
          * after them by the program) */
         if (NEWRMA_WIN_FENCE_GRANTED == state
-            && !__atomic_load_n(&module->fence_epoch_used, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&module->fence_epoch_used, true, __ATOMIC_RELAXED);
+            && !osc_newrma_load_relaxed(&module->fence_epoch_used)) {
+            osc_newrma_store_relaxed(&module->fence_epoch_used, true);
         }
         return OMPI_SUCCESS;
     }
@@ -245,7 +244,7 @@ void osc_newrma_fence_grant(ompi_osc_newrma_module_t *module);
 int osc_newrma_pscw_grant_slow(ompi_osc_newrma_module_t *module);
 static inline int osc_newrma_pscw_grant(ompi_osc_newrma_module_t *module)
 {
-    return NEWRMA_WIN_PSCW_ISSUED != __atomic_load_n(&module->state, __ATOMIC_ACQUIRE)
+    return NEWRMA_WIN_PSCW_ISSUED != osc_newrma_load_acquire(&module->state)
                ? OMPI_SUCCESS : osc_newrma_pscw_grant_slow(module);
 }
 

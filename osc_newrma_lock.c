@@ -27,17 +27,17 @@
  * the last reader to leave, the writer that leaves), so exactly one of them
  * hands the lock over and no wake-up is lost.
  *
- * Fences: an acquire fence (opal_atomic_rmb) after each grant is seen, a
- * release fence (opal_atomic_wmb) before each step that lets another process
- * in or publishes a queue node; a full barrier only where a store must be
- * ordered before a later load (the Dekker-style pairs: reader stack push vs
- * writer leaving, exclusive lockers vs lock_all holders).  These are the
- * C11 acquire/release fences with the compiler builtins; full barriers
+ * Orders (osc_newrma_atomic.h): every way in reads the state or its queue
+ * node with acquire, every step that lets another process in or publishes
+ * a queue node writes with release; seq_cst only where a store must be
+ * ordered before a later load of another word (the Dekker-style pairs:
+ * reader stack push vs writer leaving, exclusive lockers vs lock_all
+ * holders, a revert of the lock mode vs lock_all).  Full barriers
  * everywhere made an uncontended lock/unlock about 30 % slower.
  *
  * lock_all is O(1): a window-wide count of lock_all holders, checked
  * against a window-wide count of exclusive lockers (a Dekker-style pair of
- * fetch-and-adds with a full barrier between); an exclusive locker waits
+ * seq_cst fetch-and-adds and loads); an exclusive locker waits
  * for the lock_all holders to leave, a lock_all caller for the exclusive
  * lockers.  Exclusive lockers announce themselves only from the window's
  * first lock_all on (the lock mode, below).  See docs/rationale.md,
@@ -77,10 +77,9 @@ static osc_newrma_qnode_t *qnode(ompi_osc_newrma_module_t *module, int id)
 static void wait_unblocked(osc_newrma_qnode_t *node)
 {
     unsigned int spins = 0;
-    while (node->blocked) {
+    while (osc_newrma_load_acquire(&node->blocked)) {
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_rmb();   /* acquire */
 }
 
 /* ------------------------------------------------------------------ */
@@ -93,13 +92,13 @@ static void wait_unblocked(osc_newrma_qnode_t *node)
 __opal_attribute_noinline__ void osc_newrma_lock_grant_writer(ompi_osc_newrma_module_t *module,
                                                            osc_newrma_lock_word_t *lock)
 {
-    int64_t seen = lock->state;
+    int64_t seen = osc_newrma_load_relaxed(&lock->state);
 
     while (NEWRMA_LOCK_WRITER_WAITING == (seen & ~NEWRMA_LOCK_ANNOUNCE)) {
-        if (opal_atomic_compare_exchange_strong_64(&lock->state, &seen,
-                                                   (seen & NEWRMA_LOCK_ANNOUNCE) | NEWRMA_LOCK_WRITER_ACTIVE)) {
-            opal_atomic_wmb();   /* release */
-            qnode(module, lock->writer_head - 1)->blocked = 0;
+        /* acquire: the leaving holders' releases and the head writer's
+         * writer_head, which it published with its WRITER_WAITING */
+        if (osc_newrma_cas_acq_rel(&lock->state, &seen, (seen & NEWRMA_LOCK_ANNOUNCE) | NEWRMA_LOCK_WRITER_ACTIVE)) {
+            osc_newrma_store_release(&qnode(module, osc_newrma_load_relaxed(&lock->writer_head) - 1)->blocked, 0);
             return;
         }
     }
@@ -109,13 +108,13 @@ __opal_attribute_noinline__ void osc_newrma_lock_grant_writer(ompi_osc_newrma_mo
 __opal_attribute_noinline__ void osc_newrma_lock_wake_readers(ompi_osc_newrma_module_t *module,
                                                            osc_newrma_lock_word_t *lock)
 {
-    int32_t head = opal_atomic_swap_32(&lock->reader_head, 0);
+    int32_t head = osc_newrma_exchange_acquire(&lock->reader_head, 0);   /* the pushed nodes' next */
 
     while (0 != head) {
         osc_newrma_qnode_t *node = qnode(module, head - 1);
-        head = node->next;          /* read before the reader may reuse its node */
-        opal_atomic_wmb();   /* release */
-        node->blocked = 0;
+        head = osc_newrma_load_relaxed(&node->next);
+        /* release: the load of next above before the reader may reuse its node */
+        osc_newrma_store_release(&node->blocked, 0);
     }
 }
 
@@ -133,20 +132,19 @@ static void start_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t
     osc_newrma_qnode_t *node = qnode(module, me);
     int32_t pred;
 
-    node->blocked = 1;
-    node->next = 0;
-    opal_atomic_wmb();   /* release */
-    pred = opal_atomic_swap_32(&lock->writer_tail, me + 1);
+    osc_newrma_store_relaxed(&node->blocked, 1);
+    osc_newrma_store_relaxed(&node->next, 0);
+    /* release: our node's words; acquire: the predecessor's, whose next we write */
+    pred = osc_newrma_exchange_acq_rel(&lock->writer_tail, me + 1);
     if (0 == pred) {
         /* first in the writer queue: announce, then whoever sees the lock
          * free of readers and writers hands it over (maybe ourselves) */
-        lock->writer_head = me + 1;
-        opal_atomic_wmb();   /* release */
+        osc_newrma_store_relaxed(&lock->writer_head, me + 1);
         osc_newrma_lock_grant_if_writer_waits(module, lock,
-                                              opal_atomic_fetch_or_64(&lock->state, NEWRMA_LOCK_WRITER_WAITING)
+                                              osc_newrma_fetch_or_acq_rel(&lock->state, NEWRMA_LOCK_WRITER_WAITING)
                                                   | NEWRMA_LOCK_WRITER_WAITING);
     } else {
-        qnode(module, pred - 1)->next = me + 1;
+        osc_newrma_store_release(&qnode(module, pred - 1)->next, me + 1);
     }
     wait_unblocked(node);
 }
@@ -157,19 +155,17 @@ static void end_write(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *
     int32_t next, expected = me + 1;
     unsigned int spins = 0;
 
-    opal_atomic_wmb();   /* release */
-    if (0 == node->next && opal_atomic_compare_exchange_strong_32(&lock->writer_tail, &expected, 0)) {
+    if (0 == osc_newrma_load_acquire(&node->next) && osc_newrma_cas_acq_rel(&lock->writer_tail, &expected, 0)) {
         /* no writer behind us: the lock goes back to whoever comes */
         osc_newrma_lock_release_writer_flag(module, lock);
         return;
     }
-    while (0 == (next = node->next)) {   /* a writer is linking in behind us */
+    while (0 == (next = osc_newrma_load_acquire(&node->next))) {   /* a writer is linking in behind us */
         osc_newrma_backoff(&spins);
     }
     /* hand over directly: the lock stays WRITER_ACTIVE, readers keep waiting */
-    lock->writer_head = next;
-    opal_atomic_wmb();   /* release */
-    qnode(module, next - 1)->blocked = 0;
+    osc_newrma_store_relaxed(&lock->writer_head, next);
+    osc_newrma_store_release(&qnode(module, next - 1)->blocked, 0);   /* the lock and writer_head */
 }
 
 /* Shared acquisition after a failed osc_newrma_lock_try_read (the reader count it added is
@@ -186,14 +182,14 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
         } else {
             osc_newrma_qnode_t *node = qnode(module, me);
             int32_t head;
-            node->blocked = 1;
+            osc_newrma_store_relaxed(&node->blocked, 1);
+            head = osc_newrma_load_relaxed(&lock->reader_head);
             do {
-                head = lock->reader_head;
-                node->next = head;
-            } while (!opal_atomic_compare_exchange_strong_32(&lock->reader_head, &head, me + 1));
-            opal_atomic_mb();
-            /* the writer may have left before we were on the stack */
-            if (!(lock->state & NEWRMA_LOCK_WRITER_FLAGS)) {
+                osc_newrma_store_relaxed(&node->next, head);
+            } while (!osc_newrma_cas_seq_cst(&lock->reader_head, &head, me + 1));
+            /* the writer may have left before we were on the stack (a
+             * Dekker pair with its leaving: seq_cst push, seq_cst load) */
+            if (!(osc_newrma_load_seq_cst(&lock->state) & NEWRMA_LOCK_WRITER_FLAGS)) {
                 osc_newrma_lock_wake_readers(module, lock);
             }
             wait_unblocked(node);
@@ -235,14 +231,14 @@ static void start_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t 
 
 static int64_t lock_mode_read(ompi_osc_newrma_module_t *module)
 {
-    return __atomic_load_n(osc_newrma_lock_mode(module), __ATOMIC_ACQUIRE);
+    return osc_newrma_load_acquire(osc_newrma_lock_mode(module));
 }
 
 static void wait_no_writer(osc_newrma_lock_word_t *lock)
 {
     unsigned int spins = 0;
 
-    while (__atomic_load_n(&lock->state, __ATOMIC_ACQUIRE) & NEWRMA_LOCK_WRITER_ACTIVE) {
+    while (osc_newrma_load_acquire(&lock->state) & NEWRMA_LOCK_WRITER_ACTIVE) {
         osc_newrma_backoff(&spins);
     }
 }
@@ -259,15 +255,15 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
             return;
         }
         if (NEWRMA_LOCK_MODE_QUIET == mode
-            && opal_atomic_compare_exchange_strong_64(osc_newrma_lock_mode(module), &mode,
-                                                      NEWRMA_LOCK_MODE_SWITCHING)) {
-            osc_newrma_mb_after_rmw();
+            && osc_newrma_cas_acquire(osc_newrma_lock_mode(module), &mode, NEWRMA_LOCK_MODE_SWITCHING)) {
             for (int target = 0 ; target < module->size ; ++target) {
                 osc_newrma_lock_word_t *lock = osc_newrma_shm_lock(&module->shm, target);
-                (void) opal_atomic_fetch_or_64(&lock->state, NEWRMA_LOCK_ANNOUNCE);
+                /* release: a writer whose (acquire) CAS comes after this
+                 * one on the word sees SWITCHING (osc_newrma_lock_write_slow) */
+                (void) osc_newrma_fetch_or_acq_rel(&lock->state, NEWRMA_LOCK_ANNOUNCE);
                 wait_no_writer(lock);
             }
-            __atomic_store_n(osc_newrma_lock_mode(module), NEWRMA_LOCK_MODE_ANNOUNCE, __ATOMIC_RELEASE);
+            osc_newrma_store_release(osc_newrma_lock_mode(module), NEWRMA_LOCK_MODE_ANNOUNCE);
             NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "lock mode: exclusive lockers announce themselves (a lock_all)");
             return;
         }
@@ -278,22 +274,22 @@ static void lock_mode_announce(ompi_osc_newrma_module_t *module)
 /* ANNOUNCE -> QUIET when no lock_all holder is in. */
 static void lock_mode_try_quiet(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
     int64_t mode = NEWRMA_LOCK_MODE_ANNOUNCE;
 
-    if (!opal_atomic_compare_exchange_strong_64(osc_newrma_lock_mode(module), &mode,
-                                                NEWRMA_LOCK_MODE_REVERTING)) {
+    /* the mode we set before the holders we read: a Dekker pair with
+     * lock_all's entry (osc_newrma_lock_all_try_enter), seq_cst */
+    if (!osc_newrma_cas_seq_cst(osc_newrma_lock_mode(module), &mode, NEWRMA_LOCK_MODE_REVERTING)) {
         return;
     }
-    osc_newrma_mb_after_rmw();   /* the mode we set before the holders we read */
-    mode = 0 == *lockall ? NEWRMA_LOCK_MODE_QUIET : NEWRMA_LOCK_MODE_ANNOUNCE;
+    mode = 0 == osc_newrma_load_seq_cst(lockall) ? NEWRMA_LOCK_MODE_QUIET : NEWRMA_LOCK_MODE_ANNOUNCE;
     if (NEWRMA_LOCK_MODE_QUIET == mode) {
         for (int target = 0 ; target < module->size ; ++target) {
-            (void) opal_atomic_fetch_and_64(&osc_newrma_shm_lock(&module->shm, target)->state,
-                                            ~NEWRMA_LOCK_ANNOUNCE);
+            (void) osc_newrma_fetch_and_acq_rel(&osc_newrma_shm_lock(&module->shm, target)->state,
+                                                ~NEWRMA_LOCK_ANNOUNCE);
         }
     }
-    __atomic_store_n(osc_newrma_lock_mode(module), mode, __ATOMIC_RELEASE);
+    osc_newrma_store_release(osc_newrma_lock_mode(module), mode);
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "lock mode: %s",
                    NEWRMA_LOCK_MODE_QUIET == mode ? "exclusive lockers stop announcing"
                                                   : "still announcing (a lock_all holder is in)");
@@ -306,8 +302,8 @@ static void lock_mode_count_announced(ompi_osc_newrma_module_t *module)
 
     /* a heuristic count: threads may share it without a lock */
     if (0 != after
-        && __atomic_add_fetch(&module->announced_locks, 1, __ATOMIC_RELAXED) >= after * (unsigned int) module->size) {
-        __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);
+        && osc_newrma_fetch_add_relaxed(&module->announced_locks, 1) + 1 >= after * (unsigned int) module->size) {
+        osc_newrma_store_relaxed(&module->announced_locks, 0);
         lock_mode_try_quiet(module);
     }
 }
@@ -316,7 +312,7 @@ static void lock_mode_count_announced(ompi_osc_newrma_module_t *module)
 /* MPI_Win_lock / unlock on one target                                 */
 /* ------------------------------------------------------------------ */
 
-static volatile int64_t *global_word(ompi_osc_newrma_module_t *module, int which)
+static int64_t *global_word(ompi_osc_newrma_module_t *module, int which)
 {
     return osc_newrma_shm_global(&module->shm, which);
 }
@@ -324,12 +320,13 @@ static volatile int64_t *global_word(ompi_osc_newrma_module_t *module, int which
 /* Keep O(1) lock_all holders out, and wait for those already in. */
 static void exclusive_announce(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *lockall = global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS);
+    int64_t *lockall = global_word(module, NEWRMA_GLOBAL_LOCKALL_READERS);
     unsigned int spins = 0;
 
-    (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), 1);
-    osc_newrma_mb_after_rmw();
-    while (0 != *lockall) {
+    /* a Dekker pair with lock_all's entry (osc_newrma_lock_all_try_enter):
+     * seq_cst; the holders leave with release */
+    (void) osc_newrma_fetch_add_seq_cst(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), 1);
+    while (0 != osc_newrma_load_seq_cst(lockall)) {
         osc_newrma_backoff(&spins);
     }
 }
@@ -435,8 +432,11 @@ __opal_attribute_noinline__ int osc_newrma_lock_write_slow(ompi_osc_newrma_modul
             lock_mode_count_announced(module);
             return (me + 1) | NEWRMA_LOCK_TICKET_ANNOUNCED;
         }
+        /* our lock before the mode we read: the lock's acquire CAS (or
+         * grant) comes before or after a switch's release fetch-or on the
+         * same word; after it, it sees SWITCHING; before, the switch waits
+         * for us (lock_mode_announce) */
         me = write_lock(module, lock);
-        osc_newrma_mb_after_rmw();   /* our lock before the mode we read */
         if (NEWRMA_LOCK_MODE_QUIET == lock_mode_read(module)) {
             return me + 1;
         }
@@ -450,7 +450,7 @@ __opal_attribute_noinline__ void osc_newrma_lock_write_release_slow(ompi_osc_new
 {
     write_unlock(module, lock, (ticket & ~NEWRMA_LOCK_TICKET_ANNOUNCED) - 1);
     if (ticket & NEWRMA_LOCK_TICKET_ANNOUNCED) {
-        (void) opal_atomic_fetch_add_64(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), -1);
+        (void) osc_newrma_fetch_add_release(global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED), -1);
     }
 }
 
@@ -467,7 +467,7 @@ __opal_attribute_noinline__ void osc_newrma_lock_write_release_slow(ompi_osc_new
  * lockers in or waiting to leave. */
 __opal_attribute_noinline__ void osc_newrma_lock_all_acquire_slow(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *wanted = global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
+    int64_t *wanted = global_word(module, NEWRMA_GLOBAL_EXCLUSIVE_WANTED);
     unsigned int spins = 0;
 
     for (;;) {
@@ -475,7 +475,7 @@ __opal_attribute_noinline__ void osc_newrma_lock_all_acquire_slow(ompi_osc_newrm
         if (osc_newrma_lock_all_try_enter(module)) {
             return;
         }
-        while (0 != *wanted) {
+        while (0 != osc_newrma_load_acquire(wanted)) {
             osc_newrma_backoff(&spins);
         }
     }

@@ -55,7 +55,7 @@ void osc_newrma_lock_write_release_slow(ompi_osc_newrma_module_t *module, osc_ne
 
 void osc_newrma_lock_all_acquire_slow(ompi_osc_newrma_module_t *module);
 
-static inline volatile int64_t *osc_newrma_lock_mode(ompi_osc_newrma_module_t *module)
+static inline int64_t *osc_newrma_lock_mode(ompi_osc_newrma_module_t *module)
 {
     return osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCK_MODE);
 }
@@ -77,14 +77,10 @@ static inline void osc_newrma_lock_grant_if_writer_waits(ompi_osc_newrma_module_
  * writer, since it needs an empty queue. */
 static inline bool osc_newrma_lock_try_write(osc_newrma_lock_word_t *lock)
 {
-    int64_t seen = lock->state;
+    int64_t seen = osc_newrma_load_relaxed(&lock->state);
 
-    if (0 == lock->writer_tail && 0 == (seen & ~NEWRMA_LOCK_ANNOUNCE)
-        && opal_atomic_compare_exchange_strong_64(&lock->state, &seen, seen | NEWRMA_LOCK_WRITER_ACTIVE)) {
-        opal_atomic_rmb();   /* acquire */
-        return true;
-    }
-    return false;
+    return 0 == osc_newrma_load_relaxed(&lock->writer_tail) && 0 == (seen & ~NEWRMA_LOCK_ANNOUNCE)
+           && osc_newrma_cas_acquire(&lock->state, &seen, seen | NEWRMA_LOCK_WRITER_ACTIVE);
 }
 
 /* The same on a quiet window only: the CAS from exactly 0 fails while the
@@ -96,35 +92,29 @@ static inline bool osc_newrma_lock_try_write_quiet(osc_newrma_lock_word_t *lock)
 {
     int64_t expected = 0;
 
-    if (0 == lock->writer_tail && 0 == lock->state
-        && opal_atomic_compare_exchange_strong_64(&lock->state, &expected, NEWRMA_LOCK_WRITER_ACTIVE)) {
-        opal_atomic_rmb();   /* acquire */
-        return true;
-    }
-    return false;
+    return 0 == osc_newrma_load_relaxed(&lock->writer_tail) && 0 == osc_newrma_load_relaxed(&lock->state)
+           && osc_newrma_cas_acquire(&lock->state, &expected, NEWRMA_LOCK_WRITER_ACTIVE);
 }
 
 /* One try at shared entry: in unless a writer is active or waiting (the
  * count it added stays in either way). */
 static inline bool osc_newrma_lock_try_read(osc_newrma_lock_word_t *lock)
 {
-    if (!(opal_atomic_fetch_add_64(&lock->state, NEWRMA_LOCK_READER) & NEWRMA_LOCK_WRITER_FLAGS)) {
-        opal_atomic_rmb();   /* acquire */
-        return true;
-    }
-    return false;
+    return !(osc_newrma_fetch_add_acquire(&lock->state, NEWRMA_LOCK_READER) & NEWRMA_LOCK_WRITER_FLAGS);
 }
 
-/* Drop WRITER_ACTIVE when no queued writer takes over: grant a writer that
- * started waiting meanwhile, wake the readers that wait.  (A reader that
- * pushes itself after we looked sees the flag gone and wakes itself.) */
+/* Drop WRITER_ACTIVE when no queued writer takes over (the release of the
+ * lock): grant a writer that started waiting meanwhile, wake the readers
+ * that wait.  (A reader that pushes itself after we looked sees the flag
+ * gone and wakes itself: a Dekker pair with its push, so both sides
+ * seq_cst.) */
 static inline void osc_newrma_lock_release_writer_flag(ompi_osc_newrma_module_t *module,
                                                        osc_newrma_lock_word_t *lock)
 {
     osc_newrma_lock_grant_if_writer_waits(module, lock,
-                                          opal_atomic_fetch_add_64(&lock->state, -NEWRMA_LOCK_WRITER_ACTIVE)
+                                          osc_newrma_fetch_add_seq_cst(&lock->state, -NEWRMA_LOCK_WRITER_ACTIVE)
                                               - NEWRMA_LOCK_WRITER_ACTIVE);
-    if (OPAL_UNLIKELY(0 != lock->reader_head)) {
+    if (OPAL_UNLIKELY(0 != osc_newrma_load_seq_cst(&lock->reader_head))) {
         osc_newrma_lock_wake_readers(module, lock);
     }
 }
@@ -132,15 +122,13 @@ static inline void osc_newrma_lock_release_writer_flag(ompi_osc_newrma_module_t 
 static inline void osc_newrma_lock_end_write_unqueued(ompi_osc_newrma_module_t *module,
                                                       osc_newrma_lock_word_t *lock)
 {
-    opal_atomic_wmb();   /* release */
     osc_newrma_lock_release_writer_flag(module, lock);
 }
 
 static inline void osc_newrma_lock_end_read(ompi_osc_newrma_module_t *module, osc_newrma_lock_word_t *lock)
 {
-    opal_atomic_wmb();   /* release */
     osc_newrma_lock_grant_if_writer_waits(module, lock,
-                                          opal_atomic_fetch_add_64(&lock->state, -NEWRMA_LOCK_READER)
+                                          osc_newrma_fetch_add_release(&lock->state, -NEWRMA_LOCK_READER)
                                               - NEWRMA_LOCK_READER);
 }
 
@@ -168,7 +156,7 @@ static inline int osc_newrma_lock_ticket(ompi_osc_newrma_module_t *module, osc_n
 static inline int osc_newrma_lock_acquire(ompi_osc_newrma_module_t *module, osc_newrma_lock_record_t *held)
 {
     if (held->nocheck) {
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
         held->ticket = 0;
         held->word = NULL;
     } else {
@@ -184,7 +172,7 @@ static inline int osc_newrma_lock_release(ompi_osc_newrma_module_t *module, cons
     osc_newrma_lock_word_t *lock = held->word;
 
     if (held->nocheck) {
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
     } else if (!held->exclusive) {
         osc_newrma_lock_end_read(module, lock);
     } else if (OPAL_LIKELY(0 == held->ticket)) {
@@ -205,15 +193,17 @@ static inline int osc_newrma_lock_release(ompi_osc_newrma_module_t *module, cons
  * otherwise take the count back. */
 static inline bool osc_newrma_lock_all_try_enter(ompi_osc_newrma_module_t *module)
 {
-    volatile int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
+    int64_t *lockall = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS);
 
-    (void) opal_atomic_fetch_add_64(lockall, 1);
-    osc_newrma_mb_after_rmw();
-    if (OPAL_LIKELY(NEWRMA_LOCK_MODE_ANNOUNCE == __atomic_load_n(osc_newrma_lock_mode(module), __ATOMIC_ACQUIRE)
-                    && 0 == *osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_EXCLUSIVE_WANTED))) {
+    /* Dekker pairs with a revert of the lock mode and with the exclusive
+     * lockers (each counts itself in, then reads ours): seq_cst */
+    (void) osc_newrma_fetch_add_seq_cst(lockall, 1);
+    if (OPAL_LIKELY(NEWRMA_LOCK_MODE_ANNOUNCE == osc_newrma_load_seq_cst(osc_newrma_lock_mode(module))
+                    && 0 == osc_newrma_load_seq_cst(osc_newrma_shm_global(&module->shm,
+                                                                          NEWRMA_GLOBAL_EXCLUSIVE_WANTED)))) {
         return true;
     }
-    (void) opal_atomic_fetch_add_64(lockall, -1);
+    (void) osc_newrma_fetch_add_relaxed(lockall, -1);
     return false;
 }
 
@@ -224,8 +214,8 @@ static inline bool osc_newrma_lock_all_try_enter(ompi_osc_newrma_module_t *modul
  * run to run.) */
 static inline void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 {
-    __atomic_store_n(&module->announced_locks, 0, __ATOMIC_RELAXED);
-    if (OPAL_UNLIKELY(NEWRMA_LOCK_MODE_ANNOUNCE != __atomic_load_n(osc_newrma_lock_mode(module), __ATOMIC_ACQUIRE)
+    osc_newrma_store_relaxed(&module->announced_locks, 0);
+    if (OPAL_UNLIKELY(NEWRMA_LOCK_MODE_ANNOUNCE != osc_newrma_load_acquire(osc_newrma_lock_mode(module))
                       || !osc_newrma_lock_all_try_enter(module))) {
         osc_newrma_lock_all_acquire_slow(module);
     }
@@ -233,8 +223,7 @@ static inline void osc_newrma_lock_all_acquire(ompi_osc_newrma_module_t *module)
 
 static inline void osc_newrma_lock_all_release(ompi_osc_newrma_module_t *module)
 {
-    opal_atomic_wmb();   /* release */
-    (void) opal_atomic_fetch_add_64(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
+    (void) osc_newrma_fetch_add_release(osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_LOCKALL_READERS), -1);
 }
 
 #endif

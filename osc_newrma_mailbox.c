@@ -110,13 +110,13 @@ static bool assist_timed_out(uint64_t *deadline)
 }
 
 /* Wait until the target takes request `posted` or the timeout passes. */
-static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
+static bool wait_taken(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
                        assist_patience_t patience)
 {
     uint64_t deadline = 0;
     unsigned int spins = 0, turns = 0, clock_turns = ASSIST_SPIN == patience ? NEWRMA_MAILBOX_CLOCK_SPINS : 1;
 
-    while (posted == __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    while (posted == osc_newrma_load_acquire(&box->state)) {
         if (ASSIST_SPIN == patience) {
             osc_newrma_cpu_relax();
         } else {
@@ -136,7 +136,7 @@ static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
     uint64_t deadline = 0;
     unsigned int turns = 0;
 
-    while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+    while (tag != osc_newrma_load_acquire(&answer->tag)) {
         osc_newrma_cpu_relax();
         if (0 == ++turns % NEWRMA_MAILBOX_CLOCK_SPINS && assist_timed_out(&deadline)) {
             return false;
@@ -149,55 +149,91 @@ static bool wait_answer(const osc_newrma_mailbox_answer_t *answer, uint64_t tag)
  * in -- where our last claim left it, if that was this target's, which
  * saves fetching the line before taking it -- then from the state seen. */
 static bool assist_claim(ompi_osc_newrma_module_t *module, int target, osc_newrma_mailbox_t *box,
-                         uint32_t *mine)
+                         uint64_t *mine)
 {
-    uint64_t hint = __atomic_load_n(&module->assist_box_hint, __ATOMIC_RELAXED);
-    uint32_t seen = (hint >> 32) == (uint32_t) target ? (uint32_t) hint
-                                                       : __atomic_load_n(&box->state, __ATOMIC_RELAXED);
+    uint64_t seen = target + 1 == osc_newrma_load_relaxed(&module->assist_box_hint_target)
+                        ? osc_newrma_load_relaxed(&module->assist_box_hint)
+                        : osc_newrma_load_relaxed(&box->state);
 
     for (int attempt = 0 ; attempt < 2 ; ++attempt) {
         /* busy (another origin's request): single-copy, no waiting in line */
         if (NEWRMA_MAILBOX_FREE != (seen & NEWRMA_MAILBOX_MASK)) {
             return false;
         }
-        *mine = (seen & ~NEWRMA_MAILBOX_MASK) + (1u << NEWRMA_MAILBOX_BITS);
-        if (__atomic_compare_exchange_n(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED, false,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        *mine = (seen & ~NEWRMA_MAILBOX_MASK) + ((uint64_t) 1 << NEWRMA_MAILBOX_BITS);
+        if (osc_newrma_cas_acquire(&box->state, &seen, *mine | NEWRMA_MAILBOX_CLAIMED)) {
             /* every way out of a request leaves the mailbox FREE under its sequence */
-            __atomic_store_n(&module->assist_box_hint,
-                             osc_newrma_mailbox_target_word(target, *mine | NEWRMA_MAILBOX_FREE), __ATOMIC_RELAXED);
+            osc_newrma_store_relaxed(&module->assist_box_hint, *mine | NEWRMA_MAILBOX_FREE);
+            osc_newrma_store_relaxed(&module->assist_box_hint_target, target + 1);
             return true;
         }
     }
     return false;
 }
 
+/* The request into the mailbox, packed (relaxed atomic stores: a target
+ * may be reading a withdrawn one; the caller orders them). */
+static void request_write(osc_newrma_mailbox_t *box, const osc_newrma_mailbox_request_t *req)
+{
+    bool large = osc_newrma_mailbox_kind_is_large(req->kind);
+
+    osc_newrma_store_relaxed(&box->kind, (uint8_t) (req->kind | (req->want_result ? NEWRMA_MAILBOX_WANT_RESULT : 0)));
+    osc_newrma_store_relaxed(&box->dt_id, (uint8_t) req->dt_id);
+    osc_newrma_store_relaxed(&box->op_index, (uint8_t) req->op_index);
+    osc_newrma_store_relaxed(&box->count, (uint8_t) (large ? 0 : req->count));
+    osc_newrma_store_relaxed(&box->peer, large ? (int32_t) req->count : req->answer_to);
+    osc_newrma_store_relaxed(&box->addr, req->addr);
+}
+
+/* The target's copy of a posted request (relaxed atomic loads; nothing in
+ * it is trusted before the request is taken). */
+static osc_newrma_mailbox_request_t request_read(const osc_newrma_mailbox_t *box)
+{
+    uint8_t kind = osc_newrma_load_relaxed(&box->kind);
+    int32_t peer = osc_newrma_load_relaxed(&box->peer);
+    osc_newrma_mailbox_request_t req = { .kind = kind & ~NEWRMA_MAILBOX_WANT_RESULT,
+                                         .want_result = 0 != (kind & NEWRMA_MAILBOX_WANT_RESULT),
+                                         .dt_id = osc_newrma_load_relaxed(&box->dt_id),
+                                         .op_index = osc_newrma_load_relaxed(&box->op_index),
+                                         .addr = osc_newrma_load_relaxed(&box->addr) };
+
+    if (osc_newrma_mailbox_kind_is_large(req.kind)) {
+        req.count = (uint32_t) peer;
+    } else {
+        req.count = osc_newrma_load_relaxed(&box->count);
+        req.answer_to = peer;
+    }
+    return req;
+}
+
 /* Claim the target's mailbox and post a request: OMPI_ERR_WOULD_BLOCK if
  * the mailbox is busy.  *mine: the request's sequence. */
 static int assist_claim_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                             const void *in, size_t in_bytes, uint32_t *mine)
+                             const void *in, size_t in_bytes, uint64_t *mine)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
 
+    if (!osc_newrma_mailbox_kind_is_large(req->kind) && req->count > UINT8_MAX) {
+        return OMPI_ERR_WOULD_BLOCK;   /* (never: small operations fit the payload) */
+    }
     if (!assist_claim(module, target, box, mine)) {
         return OMPI_ERR_WOULD_BLOCK;
     }
-    box->kind = req->kind;
-    box->want_result = req->want_result;
-    box->dt_id = (uint8_t) req->dt_id;
-    box->op_index = (uint8_t) req->op_index;
-    box->answer_to = req->answer_to;
-    box->count = req->count;
-    box->addr = req->addr;
-    memcpy(box->payload, in, in_bytes);
-    __atomic_store_n(&box->state, *mine | NEWRMA_MAILBOX_POSTED, __ATOMIC_RELEASE);
+    /* A target may still be reading the line for a request withdrawn
+     * before our claim (osc_newrma_mailbox_serve reads it before it takes
+     * it): our claim before the request we write (a seqlock writer's
+     * release fence), relaxed atomic stores, the post a release. */
+    osc_newrma_fence_release();
+    request_write(box, req);
+    osc_newrma_copy_to_shared(box->payload, in, in_bytes);
+    osc_newrma_store_release(&box->state, *mine | NEWRMA_MAILBOX_POSTED);
     return OMPI_SUCCESS;
 }
 
 /* The same for a request the origin will wait for: only to a target that
  * is present.  *stamp: the presence stamp it was posted on. */
 static int assist_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                       const void *in, size_t in_bytes, uint32_t *mine, uint64_t *stamp)
+                       const void *in, size_t in_bytes, uint64_t *mine, uint64_t *stamp)
 {
     if (!module->assist_attended || !osc_newrma_mailbox_target_present(module, target, stamp)) {
         return OMPI_ERR_WOULD_BLOCK;
@@ -208,30 +244,29 @@ static int assist_post(ompi_osc_newrma_module_t *module, int target, const osc_n
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                            uint64_t stamp, uint32_t back)
+static bool assist_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                            uint64_t stamp, uint64_t back)
 {
-    uint32_t posted = mine | NEWRMA_MAILBOX_POSTED;
+    uint64_t posted = mine | NEWRMA_MAILBOX_POSTED;
 
-    if (!__atomic_compare_exchange_n(&box->state, &posted, mine | back, false, __ATOMIC_RELAXED,
-                                     __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_relaxed(&box->state, &posted, mine | back)) {
         return false;
     }
     if (0 != stamp) {
-        __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&module->assist_miss_stamp, stamp);
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_withdrawn, 1);
     return true;
 }
 
 int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                            const void *in, size_t in_bytes, uint32_t *mine)
+                            const void *in, size_t in_bytes, uint64_t *mine)
 {
     return assist_claim_post(module, target, req, in, in_bytes, mine);
 }
 
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                                 uint64_t stamp, uint32_t back)
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                                 uint64_t stamp, uint64_t back)
 {
     return assist_withdraw(module, box, mine, stamp, back);
 }
@@ -239,19 +274,18 @@ bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_ma
 /* A target answered: count it, and trust it for the next requests. */
 static void assist_answered(ompi_osc_newrma_module_t *module, int target)
 {
-    __atomic_store_n(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_MAILBOX_TRUSTED_ANSWERS),
-                     __ATOMIC_RELAXED);
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assisted_ops, 1);
+    osc_newrma_store_relaxed(&module->assist_trusted, osc_newrma_mailbox_target_word(target, NEWRMA_MAILBOX_TRUSTED_ANSWERS));
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assisted_ops, 1);
 }
 
 /* Wait for a posted request's answer (its payload into `out`), or withdraw
  * it if the target does not take it in time: OMPI_ERR_WOULD_BLOCK, and the
  * caller does the operation itself. */
-static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint64_t mine, uint64_t stamp,
                          assist_patience_t patience, void *out, size_t out_bytes)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
-    uint32_t state;
+    uint64_t state;
     unsigned int spins = 0;
 
     if ((ASSIST_WITHDRAW_AT_ONCE == patience || !wait_taken(module, box, mine | NEWRMA_MAILBOX_POSTED, patience))
@@ -261,12 +295,12 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
     }
     /* taken: the target is applying it, a few instructions away; it
      * answers DONE, or frees the mailbox itself when it owes no answer */
-    while ((mine | NEWRMA_MAILBOX_TAKEN) == (state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE))) {
+    while ((mine | NEWRMA_MAILBOX_TAKEN) == (state = osc_newrma_load_acquire(&box->state))) {
         osc_newrma_backoff(&spins);
     }
     if ((mine | NEWRMA_MAILBOX_DONE) == state) {
         memcpy(out, box->payload, out_bytes);
-        __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&box->state, mine | NEWRMA_MAILBOX_FREE);
     }
     assist_answered(module, target);
     return OMPI_SUCCESS;
@@ -275,11 +309,11 @@ static int assist_finish(ompi_osc_newrma_module_t *module, int target, uint32_t 
 /* The same for a request answered on our answer line: we spin on a line of
  * our own, the target frees its mailbox before it answers, and nothing of
  * ours stays to be written back to the target's line. */
-static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint32_t mine, uint64_t stamp,
+static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, uint64_t mine, uint64_t stamp,
                                  void *out, size_t out_bytes)
 {
     const osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, module->rank);
-    uint64_t tag = osc_newrma_mailbox_target_word(target, mine | NEWRMA_MAILBOX_DONE);
+    uint64_t tag = mine | NEWRMA_MAILBOX_DONE;   /* the line was cleared before the post (assist_run) */
     unsigned int spins = 0;
 
     if (!wait_answer(answer, tag)) {
@@ -288,7 +322,7 @@ static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, u
             return OMPI_ERR_WOULD_BLOCK;
         }
         /* taken meanwhile: the answer is a few instructions away */
-        while (tag != __atomic_load_n(&answer->tag, __ATOMIC_ACQUIRE)) {
+        while (tag != osc_newrma_load_acquire(&answer->tag)) {
             osc_newrma_backoff(&spins);
         }
     }
@@ -301,13 +335,13 @@ static int assist_finish_on_line(ompi_osc_newrma_module_t *module, int target, u
  * a try (a thread that finds it taken has the answer left in the mailbox). */
 static inline bool answer_line_take(ompi_osc_newrma_module_t *module)
 {
-    return !opal_using_threads() || !__atomic_exchange_n(&module->assist_answer_busy, true, __ATOMIC_ACQUIRE);
+    return !opal_using_threads() || !osc_newrma_exchange_acquire(&module->assist_answer_busy, true);
 }
 
 static inline void answer_line_give(ompi_osc_newrma_module_t *module)
 {
     if (opal_using_threads()) {
-        __atomic_store_n(&module->assist_answer_busy, false, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&module->assist_answer_busy, false);
     }
 }
 
@@ -319,11 +353,16 @@ static int assist_run(ompi_osc_newrma_module_t *module, int target, const osc_ne
 {
     osc_newrma_mailbox_request_t on_line = *req;
     bool own_line = 0 != out_bytes && answer_line_take(module);
-    uint32_t mine;
+    uint64_t mine;
     uint64_t stamp;
     int ret;
 
     on_line.answer_to = own_line ? module->rank + 1 : 0;
+    if (own_line) {
+        /* the last answer's tag may be another target's with the same
+         * sequence: cleared before the post, which publishes the clear */
+        osc_newrma_store_relaxed(&osc_newrma_shm_mailbox_answer(&module->shm, module->rank)->tag, 0);
+    }
     ret = assist_post(module, target, &on_line, in, in_bytes, &mine, &stamp);
     if (OMPI_SUCCESS == ret) {
         ret = own_line ? assist_finish_on_line(module, target, mine, stamp, out, out_bytes)
@@ -343,7 +382,7 @@ static int assist_defer(ompi_osc_newrma_module_t *module, int target, const osc_
                         const osc_newrma_mailbox_pending_t *what, const void *in, size_t in_bytes)
 {
     osc_newrma_mailbox_pending_t *pending = &module->assist_pending;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t stamp = 0;
     int ret;
 
@@ -427,8 +466,7 @@ static int pending_complete(ompi_osc_newrma_module_t *module, assist_patience_t 
     ret = pending_single_copy(module, p, answer);
     if (ASSIST_AFTER_COMPLETION == patience) {
         /* done: the target's MPI_Win_wait may return */
-        __atomic_store_n(&osc_newrma_shm_mailbox(&module->shm, p->target)->state, p->mine | NEWRMA_MAILBOX_FREE,
-                         __ATOMIC_RELEASE);
+        osc_newrma_store_release(&osc_newrma_shm_mailbox(&module->shm, p->target)->state, p->mine | NEWRMA_MAILBOX_FREE);
     }
     return ret;
 }
@@ -447,7 +485,7 @@ int osc_newrma_mailbox_complete_epoch(ompi_osc_newrma_module_t *module)
      * completion is signalled (osc_newrma_mailbox_collect_answer) */
     if (module->assist_pending.active && NULL == pending_answer(&module->assist_pending)) {
         module->assist_pending.active = false;
-        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_left, 1);
+        (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_left, 1);
     }
     return OMPI_SUCCESS;
 }
@@ -564,54 +602,54 @@ static size_t request_bytes(const osc_newrma_mailbox_request_t *req, struct ompi
 /* Answer a request on its origin's answer line: the mailbox is free first
  * (the origin claims it again as soon as it has its answer), then the
  * payload, then the tag that says it is there. */
-static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t taken,
+static void answer_on_line(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t taken,
                            int origin, const uint8_t *out, size_t bytes)
 {
     osc_newrma_mailbox_answer_t *answer = osc_newrma_shm_mailbox_answer(&module->shm, origin);
-    uint32_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
+    uint64_t sequence = taken & ~NEWRMA_MAILBOX_MASK;
 
-    __atomic_store_n(&box->state, sequence | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, sequence | NEWRMA_MAILBOX_FREE);
     memcpy(answer->payload, out, bytes);
-    __atomic_store_n(&answer->tag, osc_newrma_mailbox_target_word(module->rank, sequence | NEWRMA_MAILBOX_DONE),
-                     __ATOMIC_RELEASE);
+    osc_newrma_store_release(&answer->tag, sequence | NEWRMA_MAILBOX_DONE);
 }
 
 int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
 {
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
     _Alignas(16) uint8_t in[NEWRMA_MAILBOX_MAX_PAYLOAD], out[NEWRMA_MAILBOX_MAX_PAYLOAD];
-    uint32_t posted, taken;
+    uint64_t posted, taken;
     struct ompi_datatype_t *dt;
     osc_newrma_mailbox_request_t req;
     osc_newrma_acc_locks_t stripes;
     bool locked;
     size_t bytes, in_bytes;
 
-    posted = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE);
+    posted = osc_newrma_load_acquire(&box->state);
     osc_newrma_mailbox_stamp(module, now);
     if (NEWRMA_MAILBOX_POSTED != (posted & NEWRMA_MAILBOX_MASK)) {
         return 0;
     }
     /* a copy first: until our compare-and-swap succeeds the request may be
      * withdrawn and the line rewritten under us, so nothing read here is
-     * trusted (beyond staying in bounds) before then */
-    req = (osc_newrma_mailbox_request_t) { .kind = box->kind, .want_result = box->want_result, .dt_id = box->dt_id,
-                               .op_index = box->op_index, .answer_to = box->answer_to, .count = box->count,
-                               .addr = box->addr };
+     * trusted (beyond staying in bounds) before then.  A seqlock read:
+     * relaxed atomic loads, then an acquire fence before the CAS that
+     * validates them (a new origin's words are seen only with its claim). */
+    req = request_read(box);
+    osc_newrma_copy_from_shared(in, box->payload, module->assist_serve_bytes);
+    osc_newrma_fence_acquire();
     if (NEWRMA_MAILBOX_SHARE_PUT == req.kind || NEWRMA_MAILBOX_SHARE_GET == req.kind
         || NEWRMA_MAILBOX_SHARE_ACC == req.kind) {
-        return osc_newrma_shared_copy_serve(module, box, posted, &req);
+        return osc_newrma_shared_copy_serve(module, box, posted, &req, in);
     }
     if (NEWRMA_MAILBOX_RELAY_PUT == req.kind || NEWRMA_MAILBOX_RELAY_GET == req.kind
         || NEWRMA_MAILBOX_RELAY_ACC == req.kind) {
-        return osc_newrma_relay_serve(module, box, posted, &req);
+        return osc_newrma_relay_serve(module, box, posted, &req, in);
     }
     bytes = request_bytes(&req, &dt, &in_bytes);
     if (0 == bytes || in_bytes > module->assist_serve_bytes || bytes > module->assist_serve_bytes
         || req.answer_to < 0 || req.answer_to > module->size || req.answer_to == module->rank + 1) {
         return 0;
     }
-    memcpy(in, box->payload, in_bytes);
     /* the accumulate family excludes the single-copy path's read-combine-
      * write through the element's stripe; puts and gets need no lock */
     locked = NULL != dt;
@@ -621,7 +659,7 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
         return 0;
     }
     taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         if (locked) {
             osc_newrma_acc_stripes_unlock(module, &stripes);
         }
@@ -634,31 +672,31 @@ int osc_newrma_mailbox_serve(ompi_osc_newrma_module_t *module, uint64_t now)
     /* no answer owed (a put, an accumulate without result): the mailbox
      * is free again at once -- its origin may not be waiting at all */
     if (NEWRMA_MAILBOX_PUT == req.kind || (NEWRMA_MAILBOX_ACC == req.kind && !req.want_result)) {
-        __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_FREE);
         return 1;
     }
     if (0 != req.answer_to) {
         answer_on_line(module, box, taken, req.answer_to - 1, out, bytes);
         return 1;
     }
-    memcpy(box->payload, out, bytes);
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
+    osc_newrma_copy_to_shared(box->payload, out, bytes);   /* a stale serve may still be reading it */
+    osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE);
     return 1;
 }
 
 bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_mailbox_t *box;
-    uint32_t state;
+    uint64_t state;
 
     if (!osc_newrma_mailbox_served(module)) {
         return true;
     }
     box = osc_newrma_shm_mailbox(&module->shm, module->rank);
-    state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
+    state = osc_newrma_load_acquire(&box->state) & NEWRMA_MAILBOX_MASK;
     if (NEWRMA_MAILBOX_POSTED == state) {
         (void) osc_newrma_progress_serve(module);
-        state = __atomic_load_n(&box->state, __ATOMIC_ACQUIRE) & NEWRMA_MAILBOX_MASK;
+        state = osc_newrma_load_acquire(&box->state) & NEWRMA_MAILBOX_MASK;
     }
     /* TAKEN: being applied (by another thread's progress); WITHDRAWING:
      * by its origin, which signalled its completion before */

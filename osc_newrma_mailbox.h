@@ -29,12 +29,14 @@
 #include "osc_newrma_node_policy.h"
 #include "osc_newrma_progress.h"
 
-/* what a request asks (the mailbox's `kind`) */
+/* what a request asks (the mailbox's `kind`): the small operations first,
+ * then the shared copies and relays (osc_newrma_mailbox_kind_is_large) */
 enum { NEWRMA_MAILBOX_ACC = 1, NEWRMA_MAILBOX_CAS, NEWRMA_MAILBOX_PUT, NEWRMA_MAILBOX_GET,
        NEWRMA_MAILBOX_SHARE_PUT, NEWRMA_MAILBOX_SHARE_GET, NEWRMA_MAILBOX_SHARE_ACC,
        NEWRMA_MAILBOX_RELAY_PUT, NEWRMA_MAILBOX_RELAY_GET, NEWRMA_MAILBOX_RELAY_ACC };
 
-/* the state word: sequence << NEWRMA_MAILBOX_BITS | state */
+/* the state word (64-bit): sequence << NEWRMA_MAILBOX_BITS | state, a
+ * 61-bit sequence that no stale view outlives */
 enum {
     NEWRMA_MAILBOX_FREE = 0,
     NEWRMA_MAILBOX_CLAIMED,
@@ -46,11 +48,16 @@ enum {
      * return before it is done (the origin frees the mailbox then) */
     NEWRMA_MAILBOX_WITHDRAWING,
 };
+/* in the mailbox's kind byte, over the kind */
+#define NEWRMA_MAILBOX_WANT_RESULT 0x80
 #define NEWRMA_MAILBOX_BITS 3
-#define NEWRMA_MAILBOX_MASK ((1u << NEWRMA_MAILBOX_BITS) - 1)
+#define NEWRMA_MAILBOX_MASK (((uint64_t) 1 << NEWRMA_MAILBOX_BITS) - 1)
 
 /* What one request says, besides its payload (the target reads a copy of
- * it before it takes the request). */
+ * it before it takes the request).  The mailbox holds it packed
+ * (osc_newrma_mailbox_t): `count` in a byte for the small operations,
+ * where it is at most NEWRMA_MAILBOX_MAX_PAYLOAD, and `answer_to` of a
+ * small operation and `count` of a shared copy or relay in one word. */
 typedef struct {
     uint8_t kind;
     uint8_t want_result;
@@ -124,14 +131,14 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
 {
     uint64_t trusted;
 
-    *stamp = __atomic_load_n(&osc_newrma_shm_mailbox_presence(&module->shm, target)->stamp, __ATOMIC_RELAXED);
-    if (0 == *stamp || *stamp == __atomic_load_n(&module->assist_miss_stamp, __ATOMIC_RELAXED)) {
+    *stamp = osc_newrma_load_relaxed(&osc_newrma_shm_mailbox_presence(&module->shm, target)->stamp);
+    if (0 == *stamp || *stamp == osc_newrma_load_relaxed(&module->assist_miss_stamp)) {
         return false;
     }
     /* a lost decrement (threads) only trusts one answer more */
-    trusted = __atomic_load_n(&module->assist_trusted, __ATOMIC_RELAXED);
+    trusted = osc_newrma_load_relaxed(&module->assist_trusted);
     if ((trusted >> 32) == (uint32_t) target && (uint32_t) trusted > 0) {
-        __atomic_store_n(&module->assist_trusted, trusted - 1, __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&module->assist_trusted, trusted - 1);
         return true;
     }
     return osc_newrma_clock_ns() - *stamp < NEWRMA_MAILBOX_FRESH_NS;
@@ -141,13 +148,13 @@ static inline bool osc_newrma_mailbox_target_present(ompi_osc_newrma_module_t *m
  * whether or not the target looks present: OMPI_ERR_WOULD_BLOCK if the
  * mailbox is busy.  *mine: the request's sequence. */
 int osc_newrma_mailbox_post(ompi_osc_newrma_module_t *module, int target, const osc_newrma_mailbox_request_t *req,
-                            const void *in, size_t in_bytes, uint32_t *mine);
+                            const void *in, size_t in_bytes, uint64_t *mine);
 
 /* Take back a request the target did not take in time (POSTED -> `back`):
  * false if it took it meanwhile.  The stamp it was asked on is remembered
  * (unless 0: not asked on a stamp, nothing learned). */
-bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t mine,
-                                 uint64_t stamp, uint32_t back);
+bool osc_newrma_mailbox_withdraw(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t mine,
+                                 uint64_t stamp, uint64_t back);
 
 /* the length of the chunk at `off` of `bytes` in chunks of `chunk` (the
  * last one may be short): shared copies and relays cut alike */
@@ -171,8 +178,7 @@ static inline void osc_newrma_mailbox_stamp(ompi_osc_newrma_module_t *module, ui
 {
     if (0 != now && now - module->assist_stamp_written >= NEWRMA_MAILBOX_STAMP_NS) {
         module->assist_stamp_written = now;
-        __atomic_store_n(&osc_newrma_shm_mailbox_presence(&module->shm, module->rank)->stamp, now,
-                         __ATOMIC_RELAXED);
+        osc_newrma_store_relaxed(&osc_newrma_shm_mailbox_presence(&module->shm, module->rank)->stamp, now);
     }
 }
 
@@ -187,6 +193,12 @@ static inline bool osc_newrma_mailbox_served(const ompi_osc_newrma_module_t *mod
  * left one there before its MPI_Win_complete). */
 bool osc_newrma_mailbox_drained(ompi_osc_newrma_module_t *module);
 
+/* Is the request a shared copy or a relay (large), not a small operation? */
+static inline bool osc_newrma_mailbox_kind_is_large(uint8_t kind)
+{
+    return kind >= NEWRMA_MAILBOX_SHARE_PUT;
+}
+
 /* Is a request posted in our own mailbox?  One load of our own line, so
  * that a spin-wait takes the serving lock (two locked instructions) only
  * when there is something to serve. */
@@ -194,7 +206,7 @@ static inline bool osc_newrma_mailbox_request_posted(const ompi_osc_newrma_modul
 {
     const osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, module->rank);
 
-    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&box->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK);
+    return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&box->state) & NEWRMA_MAILBOX_MASK);
 }
 
 /* One step of a window's own spin-wait where origins may be waiting for

@@ -47,7 +47,9 @@ static inline int direct_move(struct ompi_win_t *win, bool write, void *origin_a
                               int target_count, struct ompi_datatype_t *target_dt)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    osc_newrma_layout_t ol, tl;
+    /* (initialized: GCC 12 for aarch64 does not see that the check fills
+     * them whenever it succeeds, and warns) */
+    osc_newrma_layout_t ol = { 0 }, tl = { 0 };
     char *taddr;
     int ret = osc_newrma_op_check(module, target, origin_dt, origin_count, &ol, target_dt, target_count, &tl);
 

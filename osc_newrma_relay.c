@@ -275,7 +275,7 @@ typedef enum {
 typedef struct {
     osc_newrma_mailbox_t *box;
     const osc_newrma_mailbox_t *own;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t deadline;
 } relay_link_t;
 
@@ -284,9 +284,10 @@ typedef struct {
  * wait out the other's timeout. */
 static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
 {
-    uint8_t kind = own->kind;
+    /* (another origin may be writing it) */
+    uint8_t kind = osc_newrma_load_relaxed(&own->kind) & ~NEWRMA_MAILBOX_WANT_RESULT;
 
-    return NEWRMA_MAILBOX_POSTED == (__atomic_load_n(&own->state, __ATOMIC_RELAXED) & NEWRMA_MAILBOX_MASK)
+    return NEWRMA_MAILBOX_POSTED == (osc_newrma_load_relaxed(&own->state) & NEWRMA_MAILBOX_MASK)
            && (NEWRMA_MAILBOX_RELAY_PUT == kind || NEWRMA_MAILBOX_RELAY_GET == kind || NEWRMA_MAILBOX_RELAY_ACC == kind);
 }
 
@@ -296,18 +297,18 @@ static inline bool relay_crossing(const osc_newrma_mailbox_t *own)
  * for us meanwhile (the caller copies by system call, and our waits serve
  * that relay later); once taken, as long as it takes: the target copies
  * until it is done. */
-static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *counter, uint64_t at_least)
+static relay_wait_t relay_wait(relay_link_t *link, const uint64_t *counter, uint64_t at_least)
 {
     unsigned int turns = 0, spins = 0;
 
-    while (__atomic_load_n(counter, __ATOMIC_ACQUIRE) < at_least) {
-        uint32_t state = __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE);
-        uint32_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
+    while (osc_newrma_load_acquire(counter) < at_least) {
+        uint64_t state = osc_newrma_load_acquire(&link->box->state);
+        uint64_t posted = link->mine | NEWRMA_MAILBOX_POSTED;
         relay_wait_t give_up = RELAY_READY;
 
         if ((link->mine | NEWRMA_MAILBOX_DONE) == state) {
             /* the target advances the counters before it says DONE */
-            return __atomic_load_n(counter, __ATOMIC_ACQUIRE) >= at_least ? RELAY_READY : RELAY_REFUSED;
+            return osc_newrma_load_acquire(counter) >= at_least ? RELAY_READY : RELAY_REFUSED;
         }
         if (posted == state && relay_crossing(link->own)) {
             give_up = RELAY_CROSSED;
@@ -319,8 +320,7 @@ static relay_wait_t relay_wait(relay_link_t *link, const volatile uint64_t *coun
             give_up = now > link->deadline ? RELAY_WITHDRAWN : RELAY_READY;
         }
         if (RELAY_READY != give_up
-            && __atomic_compare_exchange_n(&link->box->state, &posted, link->mine | NEWRMA_MAILBOX_FREE, false,
-                                           __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            && osc_newrma_cas_relaxed(&link->box->state, &posted, link->mine | NEWRMA_MAILBOX_FREE)) {
             return give_up;
         }
         relay_pause(&spins);
@@ -344,13 +344,13 @@ static relay_wait_t relay_stream(const osc_newrma_relay_area_t *area, relay_link
             got = relay_wait(link, &head->consumed, i >= NEWRMA_RELAY_SLOTS ? i + 1 - NEWRMA_RELAY_SLOTS : 0);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
-                __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+                osc_newrma_store_release(&head->filled, i + 1);
             }
         } else {
             got = relay_wait(link, &head->filled, i + 1);
             if (RELAY_READY == got) {
                 relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
-                __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+                osc_newrma_store_release(&head->consumed, i + 1);
             }
         }
     }
@@ -378,8 +378,8 @@ static int relay_post(ompi_osc_newrma_module_t *module, int target, const osc_ne
     }
     /* nobody uses the area between relays: the last one's target said
      * DONE after its last access, or never took it */
-    own->head->filled = 0;
-    own->head->consumed = 0;
+    osc_newrma_store_relaxed(&own->head->filled, 0);   /* published by the post */
+    osc_newrma_store_relaxed(&own->head->consumed, 0);
     for (unsigned int i = 0 ; i < nsegs ; ++i) {
         own->head->segs[i] = (osc_newrma_relay_seg_t) { .addr = (uint64_t) (uintptr_t) remote[i].iov_base,
                                                         .len = remote[i].iov_len };
@@ -402,24 +402,24 @@ static int relay_finish(ompi_osc_newrma_module_t *module, int target, const rela
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_DEBUG, "relay of %zu bytes to rank %d: %s, withdrawn", bytes, target,
                        RELAY_CROSSED == got ? "another relay waits for us" : "not taken in time");
         if (RELAY_WITHDRAWN == got) {   /* a crossing target is present: no miss */
-            __atomic_store_n(&module->assist_miss_stamp, stamp, __ATOMIC_RELAXED);
+            osc_newrma_store_relaxed(&module->assist_miss_stamp, stamp);
         }
-        OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.assist_withdrawn, 1);
+        (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.assist_withdrawn, 1);
         return OMPI_ERR_WOULD_BLOCK;
     }
     /* the target says DONE right after its last chunk (or at once, refusing) */
     for (unsigned int spins = 0 ;
-         (link->mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&link->box->state, __ATOMIC_ACQUIRE) ;) {
+         (link->mine | NEWRMA_MAILBOX_DONE) != osc_newrma_load_acquire(&link->box->state) ;) {
         relay_pause(&spins);
     }
-    __atomic_store_n(&link->box->state, link->mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&link->box->state, link->mine | NEWRMA_MAILBOX_FREE);
     if (RELAY_REFUSED == got) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "relay to rank %d refused (it cannot map this process's relay area): "
                        "no more relays on this window", target);
         module->assist_relay_piece_bytes = 0;   /* that target cannot reach us: no more tries */
         return OMPI_ERR_WOULD_BLOCK;
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.relayed_bytes, (int64_t) bytes);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.relayed_bytes, (uint64_t) bytes);
     return OMPI_SUCCESS;
 }
 
@@ -463,7 +463,7 @@ static relay_wait_t relay_stream_acc(const osc_newrma_relay_area_t *area, relay_
             osc_newrma_copy_bytes(osc_newrma_relay_slot(area, i), origin + i * NEWRMA_RELAY_ACC_CHUNK,
                                   relay_acc_chunk_len(bytes, i));
         }
-        __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&head->filled, i + 1);
     }
     if (RELAY_READY == got) {
         got = relay_wait(link, &head->consumed, chunks);
@@ -554,17 +554,17 @@ static void serve_relay_stream(const osc_newrma_relay_area_t *area, bool put, co
         char *slot = osc_newrma_relay_slot(area, i);
         unsigned int spins = 0;
         if (put) {
-            while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+            while (osc_newrma_load_acquire(&head->filled) <= i) {
                 relay_pause(&spins);
             }
             relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), false);
-            __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+            osc_newrma_store_release(&head->consumed, i + 1);
         } else {
-            while (i >= __atomic_load_n(&head->consumed, __ATOMIC_ACQUIRE) + NEWRMA_RELAY_SLOTS) {
+            while (i >= osc_newrma_load_acquire(&head->consumed) + NEWRMA_RELAY_SLOTS) {
                 relay_pause(&spins);
             }
             relay_cursor_copy(&at, slot, relay_chunk_len(bytes, i), true);
-            __atomic_store_n(&head->filled, i + 1, __ATOMIC_RELEASE);
+            osc_newrma_store_release(&head->filled, i + 1);
         }
     }
 }
@@ -620,11 +620,11 @@ static void serve_relay_reduce(const osc_newrma_relay_area_t *area, const relay_
     for (uint64_t i = 0 ; i < chunks ; ++i) {
         relay_reduce_piece_t piece = { .r = r, .slot = osc_newrma_relay_slot(area, i) };
         unsigned int spins = 0;
-        while (__atomic_load_n(&head->filled, __ATOMIC_ACQUIRE) <= i) {
+        while (osc_newrma_load_acquire(&head->filled) <= i) {
             relay_pause(&spins);
         }
         relay_cursor_walk(&at, relay_acc_chunk_len(bytes, i), piece_reduce, &piece);
-        __atomic_store_n(&head->consumed, i + 1, __ATOMIC_RELEASE);
+        osc_newrma_store_release(&head->consumed, i + 1);
     }
 }
 
@@ -642,13 +642,14 @@ static bool relay_segs_whole(const struct iovec *segs, uint32_t nsegs, size_t es
 /* Serve a relay: map the origin's area and read its segments (or refuse:
  * DONE at once, nothing copied), then stream -- an accumulate's segments
  * are reduced into, not copied to. */
-int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                           const osc_newrma_mailbox_request_t *req)
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                           const osc_newrma_mailbox_request_t *req, const void *posted_payload)
 {
-    const assist_relay_t *relay = (const assist_relay_t *) box->payload;
+    const assist_relay_t *relay = posted_payload;
     uint64_t bytes = relay->bytes, cookie = relay->cookie;
-    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN, nsegs = relay->nsegs;
-    uint32_t done = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE;
+    uint64_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
+    uint32_t nsegs = relay->nsegs;
+    uint64_t done = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE;
     int origin = (int) req->count, fd = relay->fd;
     bool is_acc = NEWRMA_MAILBOX_RELAY_ACC == req->kind;
     struct iovec segs[NEWRMA_RELAY_SEGS];
@@ -661,7 +662,7 @@ int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_
         return 0;
     }
     area = osc_newrma_relay_peer(osc_newrma_shm_peer(&module->shm, origin)->pid, fd, cookie);
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         return 0;
     }
     usable = NULL != area && relay_segs_read(area->head, nsegs, bytes, segs)
@@ -671,7 +672,7 @@ int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_
     } else if (usable) {
         serve_relay_stream(area, NEWRMA_MAILBOX_RELAY_PUT == req->kind, segs, bytes);
     }
-    __atomic_store_n(&box->state, done, __ATOMIC_RELEASE);
+    osc_newrma_store_release(&box->state, done);
     /* still inside MPI after a long copy: say so, or the origin's next
      * relay would find the stamp stale */
     osc_newrma_mailbox_stamp(module, osc_newrma_clock_ns());

@@ -54,8 +54,8 @@ typedef struct {
  * segments' (the two lists have the same lengths). */
 typedef struct {
     uint64_t cookie;
-    _Alignas(64) volatile uint64_t filled;      /* chunks published by the writer */
-    _Alignas(64) volatile uint64_t consumed;    /* chunks copied out by the reader */
+    _Alignas(64) uint64_t filled;               /* chunks published by the writer */
+    _Alignas(64) uint64_t consumed;             /* chunks copied out by the reader */
     _Alignas(64) osc_newrma_relay_seg_t segs[NEWRMA_RELAY_SEGS];
 } osc_newrma_relay_head_t;
 
@@ -106,11 +106,11 @@ int osc_newrma_relay_accumulate(ompi_osc_newrma_module_t *module, int target, co
                                 struct ompi_op_t *op, struct ompi_datatype_t *dt);
 
 /* Target side, from osc_newrma_mailbox_serve: serve the relay posted
- * (`posted`: the state seen; `req`: the copy of the request read before
- * taking it) -- map the origin's area, stream, say DONE.  Returns the work
+ * (`posted`: the state seen; `req`, `posted_payload`: the copies of the
+ * request and its payload read before taking it) -- map the origin's area, stream, say DONE.  Returns the work
  * done (0: not taken). */
-int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                           const osc_newrma_mailbox_request_t *req);
+int osc_newrma_relay_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                           const osc_newrma_mailbox_request_t *req, const void *posted_payload);
 
 /* Component finalize: every mapping and the own area released. */
 void osc_newrma_relay_fini(void);

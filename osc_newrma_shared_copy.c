@@ -56,7 +56,7 @@ static uint64_t share_take_chunks(osc_newrma_share_t *share, uint64_t bytes, uin
                                   osc_newrma_share_chunk_fn_t fn, void *ctx, int *ret, size_t *done)
 {
     for (;;) {
-        uint64_t off = __atomic_fetch_add(&share->next, chunk, __ATOMIC_RELAXED), len;
+        uint64_t off = osc_newrma_fetch_add_relaxed(&share->next, chunk), len;
 
         if (off >= bytes) {
             return NEWRMA_SHARE_NONE;
@@ -99,7 +99,7 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     osc_newrma_mailbox_t *box = osc_newrma_shm_mailbox(&module->shm, target);
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
     uint64_t bytes = init->bytes, chunk = init->chunk;
-    uint32_t mine;
+    uint64_t mine;
     uint64_t failed, undone = 0;
     size_t ours = 0;
     unsigned int spins = 0;
@@ -121,17 +121,16 @@ static int share_run(ompi_osc_newrma_module_t *module, int target, const osc_new
     if (osc_newrma_mailbox_withdraw(module, box, mine, 0, NEWRMA_MAILBOX_FREE)) {
         return ret;
     }
-    while ((mine | NEWRMA_MAILBOX_DONE) != __atomic_load_n(&box->state, __ATOMIC_ACQUIRE)) {
+    while ((mine | NEWRMA_MAILBOX_DONE) != osc_newrma_load_acquire(&box->state)) {
         osc_newrma_backoff(&spins);
     }
-    failed = share->failed;
-    __atomic_store_n(&box->state, mine | NEWRMA_MAILBOX_FREE, __ATOMIC_RELEASE);
+    failed = osc_newrma_load_relaxed(&share->failed);   /* after DONE, acquired */
+    osc_newrma_store_release(&box->state, mine | NEWRMA_MAILBOX_FREE);
     if (NEWRMA_SHARE_NONE != failed) {
         uint64_t chunk_start = failed - failed % chunk;
         undone = chunk_start + osc_newrma_chunk_len(bytes, chunk_start, chunk) - failed;
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.shared_copy_bytes,
-                            (int64_t) (bytes - ours - undone));
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.shared_copy_bytes, bytes - ours - undone);
     /* the rest of a chunk the target could not finish: ours to do */
     if (0 != undone && OMPI_SUCCESS == ret) {
         ret = fn(ctx, failed, undone);
@@ -213,14 +212,14 @@ static int share_reduce_chunk(void *ctx, uint64_t off, uint64_t len)
 
 /* A shared accumulate's operation and type, checked (the request is a copy
  * read before it was taken). */
-static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc_newrma_mailbox_t *box,
+static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const void *posted_payload,
                                const osc_newrma_mailbox_request_t *req, uint64_t chunk, share_reduce_t *r)
 {
     if (req->dt_id >= OMPI_DATATYPE_MPI_MAX_PREDEFINED
         || (req->want_result && module->assist_serve_bytes < sizeof(osc_newrma_share_result_t))) {
         return false;
     }
-    r->result_addr = req->want_result ? ((const osc_newrma_share_result_t *) box->payload)->result_addr : 0;
+    r->result_addr = req->want_result ? ((const osc_newrma_share_result_t *) posted_payload)->result_addr : 0;
     r->dt = (struct ompi_datatype_t *) ompi_datatype_basicDatatypes[req->dt_id];
     r->op = (struct ompi_op_t *) opal_pointer_array_get_item(ompi_op_f_to_c_table, req->op_index);
     r->esize = NULL != r->dt ? r->dt->super.size : 0;
@@ -231,12 +230,13 @@ static bool share_reduce_setup(const ompi_osc_newrma_module_t *module, const osc
 /* Join a shared operation: read a put's chunks from the origin into our
  * memory, write a get's from our memory to the origin's buffer, or reduce
  * an accumulate's into our memory. */
-int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                                 const osc_newrma_mailbox_request_t *req)
+int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                                 const osc_newrma_mailbox_request_t *req, const void *posted_payload)
 {
     osc_newrma_share_t *share = (osc_newrma_share_t *) box->payload;
-    uint64_t origin_addr = share->origin_addr, bytes = share->bytes, chunk = share->chunk;
-    uint32_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
+    const osc_newrma_share_t *posted_share = posted_payload;
+    uint64_t origin_addr = posted_share->origin_addr, bytes = posted_share->bytes, chunk = posted_share->chunk;
+    uint64_t taken = (posted & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_TAKEN;
     int origin = (int) req->count, ret = OMPI_SUCCESS;
     share_reduce_t reduce = { .origin_addr = origin_addr, .mine = (char *) (uintptr_t) req->addr };
     share_copy_t copy = { .mine = (char *) (uintptr_t) req->addr, .theirs = origin_addr,
@@ -248,14 +248,14 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
     /* nothing read above is trusted before the compare-and-swap (a stale
      * copy of a withdrawn request fails it), beyond staying in bounds */
     if (origin < 0 || origin >= module->size || origin == module->rank || 0 == chunk
-        || (is_acc && !share_reduce_setup(module, box, req, chunk, &reduce))) {
+        || (is_acc && !share_reduce_setup(module, posted_payload, req, chunk, &reduce))) {
         return 0;
     }
     /* a buffer before taking it: without one the origin does it alone */
     if (is_acc && NULL == (reduce.buffer = malloc(reduce.buffer_bytes))) {
         return 0;
     }
-    if (!__atomic_compare_exchange_n(&box->state, &posted, taken, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!osc_newrma_cas_acquire(&box->state, &posted, taken)) {
         free(reduce.buffer);
         return 0;
     }
@@ -264,8 +264,9 @@ int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_ma
                                is_acc ? (void *) &reduce : (void *) &copy, &ret, &done);
     /* a copy's chunk is done again whole (the same bytes again); an
      * accumulate's from the piece that failed */
-    share->failed = is_acc && NEWRMA_SHARE_NONE != failed ? reduce.undone : failed;
-    __atomic_store_n(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE, __ATOMIC_RELEASE);
+    failed = is_acc && NEWRMA_SHARE_NONE != failed ? reduce.undone : failed;
+    osc_newrma_store_relaxed(&share->failed, failed);   /* published by DONE */
+    osc_newrma_store_release(&box->state, (taken & ~NEWRMA_MAILBOX_MASK) | NEWRMA_MAILBOX_DONE);
     free(reduce.buffer);
     return 1;
 }

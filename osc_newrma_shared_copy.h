@@ -35,8 +35,8 @@ typedef struct {
     uint64_t origin_addr;
     uint64_t bytes;
     uint64_t chunk;
-    volatile uint64_t next;
-    volatile uint64_t failed;
+    uint64_t next;
+    uint64_t failed;
 } osc_newrma_share_t;
 #define NEWRMA_SHARE_NONE UINT64_MAX
 /* A shared get_accumulate's payload: the same, and where the origin wants
@@ -73,9 +73,9 @@ int osc_newrma_shared_copy_accumulate(ompi_osc_newrma_module_t *module, int targ
                                       struct ompi_datatype_t *dt, osc_newrma_share_chunk_fn_t fn, void *ctx);
 
 /* Target side, from osc_newrma_mailbox_serve: join the shared operation
- * posted (`posted`: the state seen; `req`: the copy of the request read
- * before taking it).  Returns the work done (0: not taken). */
-int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint32_t posted,
-                                 const osc_newrma_mailbox_request_t *req);
+ * posted (`posted`: the state seen; `req`, `posted_payload`: the copies of
+ * the request and its payload read before taking it).  Returns the work done (0: not taken). */
+int osc_newrma_shared_copy_serve(ompi_osc_newrma_module_t *module, osc_newrma_mailbox_t *box, uint64_t posted,
+                                 const osc_newrma_mailbox_request_t *req, const void *posted_payload);
 
 #endif /* OSC_NEWRMA_SHARED_COPY_H */

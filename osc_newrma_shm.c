@@ -352,7 +352,7 @@ static int shm_take_name(char **path, const char *hostname)
         /* the creator's pid and a per-process counter make the name unique
          * on the node, whatever communicator or job the window belongs to */
         if (0 > asprintf(path, "%s/osc_newrma.%s.%d.%u", mca_osc_newrma_component.backing_directory, hostname,
-                         (int) getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED))) {
+                         (int) getpid(), osc_newrma_fetch_add_relaxed(&counter, 1))) {
             *path = NULL;
             errno = ENOMEM;
             return -1;
@@ -565,7 +565,7 @@ static void shm_fill_created(void *ctx, char *base)
     shm_fill_ctx_t *c = ctx;
 
     c->shm->base = base;
-    c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | __atomic_add_fetch(&created, 1, __ATOMIC_RELAXED);
+    c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | (osc_newrma_fetch_add_relaxed(&created, 1) + 1);
     osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
     c->shm->base = NULL;
 }

@@ -28,8 +28,9 @@
 #include <stdint.h>
 
 #include "opal/mca/shmem/shmem.h"
-#include "opal/sys/atomic.h"
 #include "opal/runtime/opal_progress.h"
+
+#include "osc_newrma_atomic.h"
 
 BEGIN_C_DECLS
 
@@ -47,8 +48,8 @@ typedef struct {
     int32_t nranks;
     int32_t flavor;
     uint64_t id;                     /* node-unique: creator pid << 32 | its count */
-    volatile uint64_t uses;          /* windows served; set last when it is (re)filled */
-    volatile int64_t refused;        /* reuse: someone cannot reach a peer by single-copy */
+    uint64_t uses;          /* windows served; set last when it is (re)filled */
+    int64_t refused;        /* reuse: someone cannot reach a peer by single-copy */
 } osc_newrma_shm_header_t;
 
 /* What every process needs to know about a peer to reach its window memory.
@@ -66,23 +67,23 @@ typedef struct {
  * Mellor-Crummey and Scott (osc_newrma_lock.c).  Written by every origin that
  * locks the target, so it has a line of its own. */
 typedef struct {
-    volatile int64_t state;          /* reader count << 2 | writer active | writer interested */
-    volatile int32_t writer_tail;    /* last queued writer's qnode id + 1, 0: none */
-    volatile int32_t writer_head;    /* first queued writer's qnode id + 1 */
-    volatile int32_t reader_head;    /* waiting readers (a stack of qnode ids + 1) */
+    int64_t state;          /* reader count << 2 | writer active | writer interested */
+    int32_t writer_tail;    /* last queued writer's qnode id + 1, 0: none */
+    int32_t writer_head;    /* first queued writer's qnode id + 1 */
+    int32_t reader_head;    /* waiting readers (a stack of qnode ids + 1) */
 } osc_newrma_lock_word_t;
 
 /* A queue node: an origin waits on its own node's line, and a writer keeps
  * its node while it holds the lock (its successor links into it). */
 typedef struct {
-    volatile int32_t blocked;
-    volatile int32_t next;           /* qnode id + 1, 0: none */
+    int32_t blocked;
+    int32_t next;           /* qnode id + 1, 0: none */
 } osc_newrma_qnode_t;
 
 /* Dynamic windows: where the owner's region table is (osc_newrma_dynamic.c).
  * Written only by the owner, read by origins. */
 typedef struct {
-    volatile int64_t generation;     /* odd while the owner rewrites its table */
+    int64_t generation;     /* odd while the owner rewrites its table */
     uint64_t table_addr;             /* in the owner's address space */
     uint64_t count;
 } osc_newrma_peer_dyn_t;
@@ -94,32 +95,34 @@ typedef struct {
  * number (bumped by every claim, so a stale view cannot be mistaken for a
  * new request) over a NEWRMA_MAILBOX_* state in its low bits. */
 typedef struct {
-    volatile uint32_t state;
-    uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h) */
-    uint8_t want_result;             /* accumulate: old values back in the payload */
+    uint64_t state;                  /* sequence << NEWRMA_MAILBOX_BITS | NEWRMA_MAILBOX_* state */
+    uint8_t kind;                    /* NEWRMA_MAILBOX_* (osc_newrma_mailbox.h)
+                                      * | NEWRMA_MAILBOX_WANT_RESULT (accumulate: old values back) */
     uint8_t dt_id;                   /* predefined datatype id (ompi_datatype_t.id, < 256) */
     uint8_t op_index;                /* Fortran index of the intrinsic op (predefined: < 256) */
-    int32_t answer_to;               /* 1 + the rank whose answer line gets the answer;
-                                      * 0: this line's payload */
-    uint32_t count;                  /* elements */
+    uint8_t count;                   /* a small operation's elements (<= NEWRMA_MAILBOX_MAX_PAYLOAD) */
+    int32_t peer;                    /* a small operation: 1 + the rank whose answer line gets the
+                                      * answer, 0: this line's payload; a shared copy or relay:
+                                      * the origin's rank */
     uint64_t addr;                   /* first target byte, in the target's address space */
     uint8_t payload[];               /* origin data [| compare]; old values on the way back */
-} osc_newrma_mailbox_t;
+} osc_newrma_mailbox_t;           /* 24 bytes before the payload, as with a 32-bit state */
 
 /* A rank's answer line: where a target answers the request this rank
  * waits for (one at a time), so that the waiting origin spins on a line
  * nobody else touches until the answer is there, and the target frees its
  * mailbox at once instead of after the origin read the answer from it. */
 typedef struct {
-    volatile uint64_t tag;           /* answering rank << 32 | its mailbox state (sequence | DONE),
-                                      * written after the payload */
+    uint64_t tag;                    /* the answered request's mailbox state (sequence | DONE),
+                                      * written after the payload; cleared by the origin
+                                      * before it posts */
     uint8_t payload[];               /* old values, or the compare-and-swap's result */
 } osc_newrma_mailbox_answer_t;
 
 /* The target's sign of life: when it last ran newrma's progress (ns of
  * CLOCK_MONOTONIC).  Written by the target only, on a line of its own. */
 typedef struct {
-    volatile uint64_t stamp;
+    uint64_t stamp;
 } osc_newrma_mailbox_presence_t;
 
 /* A rank's completion line (PSCW), written by the origins completing to it
@@ -134,11 +137,11 @@ typedef struct {
  * ring and the `completes` counter. */
 #define NEWRMA_POST_BOX_ORIGINS 6
 typedef struct {
-    volatile int64_t completes;      /* completions of ring posts, never reset */
-    volatile uint32_t seq;           /* owner: odd while writing, even when published */
-    volatile uint32_t count;         /* origins in the box (0: none yet) */
-    volatile int32_t origin[NEWRMA_POST_BOX_ORIGINS];
-    volatile uint32_t done[NEWRMA_POST_BOX_ORIGINS];
+    int64_t completes;      /* completions of ring posts, never reset */
+    uint32_t seq;           /* owner: odd while writing, even when published */
+    uint32_t count;         /* origins in the box (0: none yet) */
+    int32_t origin[NEWRMA_POST_BOX_ORIGINS];
+    uint32_t done[NEWRMA_POST_BOX_ORIGINS];
 } osc_newrma_post_box_t;
 
 /* Window-wide synchronization words, each on a line of its own because
@@ -317,9 +320,9 @@ static inline char *osc_newrma_shm_rank_block(const osc_newrma_shm_t *shm, int r
     return shm->base + shm->layout.rank_offset + (size_t) rank * shm->layout.rank_stride;
 }
 
-static inline volatile int64_t *osc_newrma_shm_global(const osc_newrma_shm_t *shm, int which)
+static inline int64_t *osc_newrma_shm_global(const osc_newrma_shm_t *shm, int which)
 {
-    return (volatile int64_t *) (shm->base + shm->layout.global_offset
+    return (int64_t *) (shm->base + shm->layout.global_offset
                                  + (size_t) which * shm->layout.cacheline);
 }
 
@@ -336,9 +339,9 @@ static inline osc_newrma_qnode_t *osc_newrma_shm_qnode(const osc_newrma_shm_t *s
                                    + (size_t) index * shm->layout.cacheline);
 }
 
-static inline volatile int64_t *osc_newrma_shm_post_tail(const osc_newrma_shm_t *shm, int rank)
+static inline int64_t *osc_newrma_shm_post_tail(const osc_newrma_shm_t *shm, int rank)
 {
-    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_tail_in_rank);
+    return (int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.post_tail_in_rank);
 }
 
 static inline osc_newrma_post_box_t *osc_newrma_shm_post_box(const osc_newrma_shm_t *shm, int rank)
@@ -346,15 +349,15 @@ static inline osc_newrma_post_box_t *osc_newrma_shm_post_box(const osc_newrma_sh
     return (osc_newrma_post_box_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.complete_in_rank);
 }
 
-static inline volatile int64_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
+static inline int64_t *osc_newrma_shm_ring(const osc_newrma_shm_t *shm, int rank)
 {
-    return (volatile int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
+    return (int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.ring_in_rank);
 }
 
 /* accumulate lock `stripe` of `rank` (a spin lock word on a line of its own) */
-static inline volatile int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *shm, int rank, unsigned int stripe)
+static inline int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *shm, int rank, unsigned int stripe)
 {
-    return (volatile int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.acc_in_rank
+    return (int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.acc_in_rank
                                  + (size_t) stripe * shm->layout.cacheline);
 }
 
@@ -378,19 +381,6 @@ static inline osc_newrma_mailbox_answer_t *osc_newrma_shm_mailbox_answer(const o
 static inline osc_newrma_peer_dyn_t *osc_newrma_shm_dyn(const osc_newrma_shm_t *shm, int rank)
 {
     return (osc_newrma_peer_dyn_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.dyn_in_rank);
-}
-
-/* A full barrier right after an atomic read-modify-write, where a store must
- * be ordered before a later load (the Dekker-style pairs of the locks): x86's
- * locked instructions are full barriers already, so there only the compiler
- * must keep the order (Linux's smp_mb__after_atomic); elsewhere a fence. */
-static inline void osc_newrma_mb_after_rmw(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ __volatile__("" ::: "memory");
-#else
-    opal_atomic_mb();
-#endif
 }
 
 END_C_DECLS

@@ -113,18 +113,16 @@ static void refill(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input
     memset(shm->base, 0, shm->layout.total_size);
     osc_newrma_shm_fill(shm, module->size, module->flavor, peers, module->alloc_shared_noncontig,
                         opal_getpagesize());
-    opal_atomic_wmb();
-    segment_header(shm)->uses = shm->uses;
+    osc_newrma_store_release(&segment_header(shm)->uses, shm->uses);   /* the refill before it */
 }
 
 static void wait_for_refill(const osc_newrma_shm_t *shm)
 {
     unsigned int spins = 0;
 
-    while (segment_header(shm)->uses != shm->uses) {
+    while (osc_newrma_load_acquire(&segment_header(shm)->uses) != shm->uses) {
         osc_newrma_backoff(&spins);
     }
-    opal_atomic_rmb();
 }
 
 int osc_newrma_shm_reuse(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input_t *peers, int vote)
@@ -141,10 +139,10 @@ int osc_newrma_shm_reuse(ompi_osc_newrma_module_t *module, const osc_newrma_peer
         return OMPI_SUCCESS;
     }
     if (!vote) {
-        opal_atomic_swap_64(&segment_header(shm)->refused, 1);
+        osc_newrma_store_relaxed(&segment_header(shm)->refused, 1);   /* the barrier publishes it */
     }
     osc_newrma_barrier(module);
-    if (0 != segment_header(shm)->refused) {
+    if (0 != osc_newrma_load_relaxed(&segment_header(shm)->refused)) {
         /* the window goes over the FIFOs; the segment is good for another */
         osc_newrma_shm_cache_keep(shm);
         return OMPI_ERR_UNREACH;

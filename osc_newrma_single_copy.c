@@ -184,7 +184,7 @@ int osc_newrma_single_copy_injected(osc_newrma_fail_point_t point, pid_t pid, vo
     if (0 == fail_countdown || 0 != --fail_countdown) {
         return osc_newrma_single_copy(pid, local, remote, len, write);
     }
-    OPAL_THREAD_ADD_FETCH64((int64_t *) &mca_osc_newrma_component.fail_injected, 1);
+    (void) osc_newrma_fetch_add_relaxed(&mca_osc_newrma_component.fail_injected, 1);
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "test failure point %s: a copy of %zu bytes %s after %zu",
                    fail_point_names[point], len, fail_short ? "comes back short" : "fails", half);
     ret = osc_newrma_single_copy(pid, local, remote, half, write);

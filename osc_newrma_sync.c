@@ -194,7 +194,7 @@ int ompi_osc_newrma_start(struct ompi_group_t *group, int assert, struct ompi_wi
         return ret;
     }
     if (assert & MPI_MODE_NOCHECK) {
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
     }
     osc_newrma_epoch_apply(module, sync);
     return OMPI_SUCCESS;
@@ -286,7 +286,7 @@ int ompi_osc_newrma_post(struct ompi_group_t *group, int assert, struct ompi_win
     } else {
         /* the matching starts are NOCHECK too: they complete through the counter */
         module->completes_expected += (int64_t) count;
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
     }
     if (OMPI_SUCCESS != ret) {
         return ret;
@@ -443,7 +443,7 @@ int ompi_osc_newrma_lock_all(int assert, struct ompi_win_t *win)
     if (!module->lock_all_assert) {
         osc_newrma_lock_all_acquire(module);
     } else {
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
     }
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_LOCK_ALL_GRANTED);
     return OMPI_SUCCESS;
@@ -460,7 +460,7 @@ int ompi_osc_newrma_unlock_all(struct ompi_win_t *win)
     if (!module->lock_all_assert) {
         osc_newrma_lock_all_release(module);
     } else {
-        opal_atomic_mb();
+        osc_newrma_fence_seq_cst();
     }
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK_ALL);
     return OMPI_SUCCESS;
@@ -477,7 +477,7 @@ int ompi_osc_newrma_flush(int target, struct ompi_win_t *win)
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    opal_atomic_mb();     /* MEM_SYNC: our operations are visible before any later PROC_SYNC */
+    osc_newrma_fence_seq_cst();     /* MEM_SYNC: our operations are visible before any later PROC_SYNC */
     return OMPI_SUCCESS;
 }
 
@@ -488,7 +488,7 @@ int ompi_osc_newrma_flush_all(struct ompi_win_t *win)
     if (OPAL_UNLIKELY(OMPI_SUCCESS != ret)) {
         return ret;
     }
-    opal_atomic_mb();
+    osc_newrma_fence_seq_cst();
     return OMPI_SUCCESS;
 }
 
@@ -505,6 +505,6 @@ int ompi_osc_newrma_flush_local_all(struct ompi_win_t *win)
 int ompi_osc_newrma_sync(struct ompi_win_t *win)
 {
     (void) win;
-    opal_atomic_mb();     /* MEM_SYNC between local loads/stores and RMA */
+    osc_newrma_fence_seq_cst();     /* MEM_SYNC between local loads/stores and RMA */
     return OMPI_SUCCESS;
 }

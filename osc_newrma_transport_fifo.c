@@ -44,7 +44,6 @@
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
 #include "opal/mca/shmem/base/base.h"
-#include "opal/sys/atomic.h"
 #include "opal/util/show_help.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/runtime/mpiruntime.h"
@@ -178,19 +177,19 @@ static char *rank_block(const fifo_t *f, int local)
     return f->base + f->layout.rank_offset + (size_t) local * f->layout.rank_stride;
 }
 
-static volatile int64_t *enqueue_word(const fifo_t *f, int local)
+static int64_t *enqueue_word(const fifo_t *f, int local)
 {
-    return (volatile int64_t *) (rank_block(f, local) + f->layout.enqueue_in_rank);
+    return (int64_t *) (rank_block(f, local) + f->layout.enqueue_in_rank);
 }
 
-static volatile int64_t *dequeue_word(const fifo_t *f, int local)
+static int64_t *dequeue_word(const fifo_t *f, int local)
 {
-    return (volatile int64_t *) (rank_block(f, local) + f->layout.dequeue_in_rank);
+    return (int64_t *) (rank_block(f, local) + f->layout.dequeue_in_rank);
 }
 
-static volatile int64_t *backlog_word(const fifo_t *f, int local)
+static int64_t *backlog_word(const fifo_t *f, int local)
 {
-    return (volatile int64_t *) (rank_block(f, local) + f->layout.backlog_in_rank);
+    return (int64_t *) (rank_block(f, local) + f->layout.backlog_in_rank);
 }
 
 static osc_newrma_fifo_cell_t *cell_at(const fifo_t *f, int local, uint64_t ticket)
@@ -249,10 +248,11 @@ static void stream_copy(const stream_t *s, size_t from, char *to, size_t n)
  * (0: full, the caller keeps the rest in its backlog). */
 static size_t reserve(const fifo_t *f, int dest, size_t want, int64_t *first)
 {
-    volatile int64_t *enqueue = enqueue_word(f, dest), *dequeue = dequeue_word(f, dest);
+    int64_t *enqueue = enqueue_word(f, dest), *dequeue = dequeue_word(f, dest);
 
     for (;;) {
-        int64_t h = *enqueue, t = *dequeue;
+        /* acquire: the receiver is done reading the cells it gave back */
+        int64_t h = osc_newrma_load_relaxed(enqueue), t = osc_newrma_load_acquire(dequeue);
         int64_t room = (int64_t) f->layout.depth - (h - t);
         size_t take;
 
@@ -260,7 +260,7 @@ static size_t reserve(const fifo_t *f, int dest, size_t want, int64_t *first)
             return 0;
         }
         take = (size_t) room < want ? (size_t) room : want;
-        if (opal_atomic_compare_exchange_strong_64(enqueue, &h, h + (int64_t) take)) {
+        if (osc_newrma_cas_relaxed(enqueue, &h, h + (int64_t) take)) {   /* tickets only */
             *first = h;
             return take;
         }
@@ -279,8 +279,7 @@ static void fill_cell(const fifo_t *f, int dest, int64_t ticket, size_t total, s
     cell->total = total;
     cell->first = 0 == offset;
     stream_copy(s, offset, (char *) (cell + 1), n);
-    opal_atomic_wmb();       /* the contents before the stamp */
-    cell->stamp = ticket + 1;
+    osc_newrma_store_release(&cell->stamp, ticket + 1);   /* the contents before the stamp */
 }
 
 /* Put as much of the stream from `offset` on as fits into dest's queue;
@@ -303,7 +302,7 @@ static size_t push_stream(const fifo_t *f, int dest, size_t total, size_t offset
 
 static void backlog_publish(const fifo_t *f)
 {
-    *backlog_word(f, f->local_rank) = (int64_t) f->backlog_count;
+    osc_newrma_store_relaxed(backlog_word(f, f->local_rank), (int64_t) f->backlog_count);
 }
 
 /* Keep the rest of a packet (from `offset` on) for later: copied, so the
@@ -484,31 +483,29 @@ static bool drain(fifo_t *f)
 
     while (budget-- > 0) {
         osc_newrma_fifo_cell_t *cell = cell_at(f, f->local_rank, f->tail);
-        if (cell->stamp != (int64_t) f->tail + 1) {
+        if (osc_newrma_load_acquire(&cell->stamp) != (int64_t) f->tail + 1) {   /* the contents after it */
             break;
         }
-        opal_atomic_rmb();       /* the contents after the stamp */
         if (!consume(f, cell)) {
             break;
         }
         f->tail++;
         any = true;
         if (++unpublished >= publish_every) {
-            opal_atomic_mb();    /* done reading before the cells are given back */
-            *dequeue_word(f, f->local_rank) = (int64_t) f->tail;
+            /* release: done reading before the cells are given back */
+            osc_newrma_store_release(dequeue_word(f, f->local_rank), (int64_t) f->tail);
             unpublished = 0;
         }
     }
     if (unpublished > 0) {
-        opal_atomic_mb();
-        *dequeue_word(f, f->local_rank) = (int64_t) f->tail;
+        osc_newrma_store_release(dequeue_word(f, f->local_rank), (int64_t) f->tail);
     }
     return any;
 }
 
 static bool fifo_has_work(const fifo_t *f)
 {
-    return f->backlog_count > 0 || cell_at(f, f->local_rank, f->tail)->stamp == (int64_t) f->tail + 1;
+    return f->backlog_count > 0 || osc_newrma_load_relaxed(&cell_at(f, f->local_rank, f->tail)->stamp) == (int64_t) f->tail + 1;
 }
 
 /* Our own queues first, then the backlogs (see the header). */

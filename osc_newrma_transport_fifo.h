@@ -64,7 +64,7 @@ typedef struct {
  * then the payload: the "stream") follow.  Written by the one producer that
  * reserved the cell, `stamp` last. */
 typedef struct {
-    volatile int64_t stamp;      /* ticket + 1 once the cell is full */
+    int64_t stamp;               /* ticket + 1 once the cell is full */
     int32_t sender;              /* the producer's rank in the window */
     uint32_t bytes;              /* stream bytes in this cell */
     uint64_t total;              /* the packet's stream length */

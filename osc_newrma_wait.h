@@ -22,7 +22,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opal/sys/atomic.h"
 #include "opal/runtime/opal_progress.h"
 
 BEGIN_C_DECLS
@@ -36,7 +35,7 @@ static inline void osc_newrma_cpu_relax(void)
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield" ::: "memory");
 #else
-    opal_atomic_rmb();
+    __asm__ __volatile__("" ::: "memory");   /* a compiler barrier at least */
 #endif
 }
 
