@@ -255,7 +255,7 @@ static int component_register(void)
     register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put, get or accumulate of at "
         "least this many bytes to a target that is inside MPI is copied by both processes at once, in "
-        "16 chunks each takes in turn (the target process_vm_readv's a put's data, writev's a get's, "
+        "4 chunks each takes in turn (the target process_vm_readv's a put's data, writev's a get's, "
         "reduces an accumulate's); a target computing outside MPI leaves it all to the origin.  Below "
         "about 1 MiB one process copies at cache speed, and sharing costs more than it saves.  0: the "
         "origin always copies alone",

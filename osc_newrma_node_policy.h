@@ -79,7 +79,7 @@
  * one process waits for is short. */
 #define NEWRMA_SHARE_PAGE 4096
 #define NEWRMA_SHARE_MIN_CHUNK (32 * 1024)
-#define NEWRMA_SHARE_PARTS 16
+#define NEWRMA_SHARE_PARTS 4
 /* A target reduces a shared accumulate's chunk through a buffer of at most
  * this much (read from the origin, combined in place): it stays in the
  * cache between the two. */

@@ -20,9 +20,7 @@
  *  - one allocation per window per node, every region's offset and the exact
  *    total computed by one function before anything is allocated;
  *  - cache-line alignment from opal (hwloc); page alignment only where the
- *    user asks for it (alloc_shared_noncontig), and the memory of large
- *    windows placed within its page (NEWRMA_LARGE_WINDOW), where the pad is
- *    small;
+ *    user asks for it (alloc_shared_noncontig);
  *  - a line written at run time belongs to one target (locks) or one owner
  *    (dynamic-region directory), so no two writers share a line by accident;
  *  - offsets, not pointers, inside the segment.
@@ -53,61 +51,25 @@ static size_t align_up(size_t value, size_t alignment)
     return (value + alignment - 1) / alignment * alignment;
 }
 
-/* The memory of an MPI_Win_allocate window of this many bytes or more
- * starts half a page past a page boundary; smaller windows on a cache line.
- * A copy slows when its destination sits a little above its source in
- * their pages (from about 32 bytes to half a page): its loads wait on the
- * stores it just made to the same page offset (4K aliasing).  Large user
- * buffers start at a page boundary (posix_memalign, mmap) or 16 bytes past
- * one (glibc's malloc of a large block), so a window at half a page is as
- * far as it can be from both, both ways: puts into it and gets out of it
- * copy at full speed.  In an A/B, a window a few hundred bytes into its
- * page (a cache line after the segment's header) made 4-64 KiB puts up to
- * a quarter slower; one at a page
- * boundary made gets from it into a malloc'ed buffer as much slower; one
- * at half a page slowed neither.  The pad is under a page: less than 1/16
- * of a window this large, as the segment RFC wants (no page per small
- * allocation). */
-#define NEWRMA_LARGE_WINDOW (64 * 1024)
-
-static bool window_is_large(int flavor, uint64_t size)
-{
-    return MPI_WIN_FLAVOR_ALLOCATE == flavor && size >= NEWRMA_LARGE_WINDOW;
-}
-
-static size_t half_page_start(size_t offset, size_t pagesize)
-{
-    return align_up(offset + pagesize / 2, pagesize) - pagesize / 2;
-}
-
 /* The offset in the data region where a rank's window memory starts, given
  * where the previous rank's ends.  MPI_Win_allocate_shared without
  * alloc_shared_noncontig must be one contiguous array (ranks packed, in rank
  * order); with it, each rank starts on its own page.  MPI_Win_allocate has no
  * contiguity rule: each rank starts on its own cache line (no false sharing
- * between neighbours' windows), a large window half a page into a page. */
-static size_t rank_data_start(size_t offset, int flavor, bool noncontig, uint64_t size, size_t cacheline,
-                              size_t pagesize)
+ * between neighbours' windows). */
+static size_t rank_data_start(size_t offset, int flavor, bool noncontig, size_t cacheline, size_t pagesize)
 {
     if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
-        return window_is_large(flavor, size) ? half_page_start(offset, pagesize) : align_up(offset, cacheline);
+        return align_up(offset, cacheline);
     }
     return noncontig ? align_up(offset, pagesize) : offset;
 }
 
 /* What the window memory region, and so the segment's base, is aligned
- * to: a page where a rank's memory is placed within its page. */
+ * to: a page where ranks start on their own pages. */
 static size_t data_region_alignment(const osc_newrma_shm_params_t *params)
 {
-    if (params->noncontig) {
-        return params->pagesize;
-    }
-    for (int i = 0 ; i < params->nranks ; ++i) {
-        if (window_is_large(params->flavor, params->peers[i].size)) {
-            return params->pagesize;
-        }
-    }
-    return params->cacheline;
+    return params->noncontig ? params->pagesize : params->cacheline;
 }
 
 /* Window memory that lives in the segment: walks the ranks in order and
@@ -120,7 +82,7 @@ static size_t layout_window_data(int nranks, int flavor, const osc_newrma_peer_i
     size_t total = 0;
 
     for (int i = 0 ; i < nranks ; ++i) {
-        total = rank_data_start(total, flavor, noncontig, peers[i].size, cacheline, pagesize);
+        total = rank_data_start(total, flavor, noncontig, cacheline, pagesize);
         if (NULL != fill) {
             osc_newrma_shm_peer(fill, i)->data_offset = fill->layout.data_offset + total;
         }

@@ -336,27 +336,14 @@ static void backlog_free(fifo_t *f, backlog_t *entry)
     free(entry);
 }
 
-/* Push what fits of a backlog entry.  A full queue whose receiver is
- * draining it right now (on another core) gets room within a microsecond
- * or so: wait that long, a few spins, and keep going while it drains --
- * far cheaper than a round of opal_progress per cell.  Bounded: a receiver
- * that does not drain is given up on after a few spins, so we go back to
- * draining our own queue (no deadlock). */
-static size_t push_patiently(const fifo_t *f, backlog_t *entry)
+/* Push what fits of a backlog entry now.  A full queue is left for the
+ * next pass (waiting a few spins for a receiver to drain it did not pay:
+ * docs/tuning.md, row 64). */
+static size_t push_backlog_entry(const fifo_t *f, backlog_t *entry)
 {
     stream_t s = { .a = entry->data, .alen = entry->total - entry->base, .base = entry->base };
-    size_t offset = push_stream(f, entry->dest, entry->total, entry->offset, &s);
 
-    for (unsigned int spins = 0 ; offset < entry->total && spins < 32 ; ++spins) {
-        size_t next;
-        osc_newrma_cpu_relax();
-        next = push_stream(f, entry->dest, entry->total, offset, &s);
-        if (next != offset) {
-            spins = 0;
-        }
-        offset = next;
-    }
-    return offset;
+    return push_stream(f, entry->dest, entry->total, entry->offset, &s);
 }
 
 /* Push backlog entries in order; once a receiver's queue is found full,
@@ -375,7 +362,7 @@ static bool backlog_retry(fifo_t *f)
         if (f->blocked[entry->dest] == f->pass) {
             continue;
         }
-        entry->offset = push_patiently(f, entry);
+        entry->offset = push_backlog_entry(f, entry);
         any |= entry->offset != before;
         if (entry->offset < entry->total) {
             f->blocked[entry->dest] = f->pass;

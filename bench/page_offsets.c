@@ -8,9 +8,11 @@
  * $HEADER$
  */
 /*
- * Copy speed against where source and destination sit in their pages: why
- * newrma places the memory of a large MPI_Win_allocate window half a page
- * into a page (osc_newrma_shm.c, NEWRMA_LARGE_WINDOW; docs/shared-segment.md).
+ * Copy speed against where source and destination sit in their pages (4K
+ * aliasing), in one process: what placing window memory within its page
+ * could gain (docs/shared-segment.md; newrma places every window on a cache
+ * line, since placing large ones half a page into a page did not pay in
+ * the 2-rank benchmark: docs/tuning.md, row 45).
  * One process, no MPI: a "user" buffer at page offset 0 (posix_memalign,
  * mmap) or 16 (glibc's malloc of a large block) and a "window" at each of
  * the offsets below, copied window <- user (a put) and user <- window (a

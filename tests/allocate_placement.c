@@ -9,12 +9,11 @@
  */
 /*
  * Where MPI_Win_allocate puts each rank's window memory in the node segment
- * (osc_newrma_shm.c, "NEWRMA_LARGE_WINDOW"), and that the placement loses
+ * (osc_newrma_shm.c, rank_data_start), and that the placement loses
  * nothing:
- *  - a window of 64 KiB or more starts half a page past a page boundary
- *    (copies to and from user buffers, which start at or just after a page
- *    boundary, avoid 4K aliasing both ways), a smaller one on a cache line;
- *    a zero-byte window has no placement to check;
+ *  - every window starts on a cache line, whatever its size (no false
+ *    sharing between neighbours); a zero-byte window has no placement to
+ *    check;
  *  - rank sizes below, at and above the threshold, all small, all large, and
  *    mixed in one window, so that a small rank's neighbour is large;
  *  - every rank fills its own memory with its pattern, then every rank gets
@@ -23,10 +22,8 @@
  *    origins address, gives wrong bytes; then each rank puts a pattern over
  *    the whole of the next rank's window and the owner checks it;
  *  - windows are allocated and freed in turn (large, small, large, ...), so
- *    that a segment kept from a freed window is reused where it fits: a
- *    segment whose base is on a page serves a small window; one on a cache
- *    line must not serve a large one, even one that fits in it (all ranks
- *    just below the threshold, then one rank at it).
+ *    that a segment kept from a freed window is reused where it fits, and
+ *    the reused one must place every rank as a new one would.
  * On the active-message path (osc_newrma_force_remote, force_am) window
  * memory is not in a node segment: the placement is not checked there (a
  * note says so), the values are.
@@ -35,7 +32,6 @@
  */
 #include "common.h"
 
-#include <unistd.h>
 
 #define LARGE 65536
 
@@ -63,17 +59,9 @@ static MPI_Aint rank_bytes(int kind, int r)
 static void check_placement(int kind, const void *base, MPI_Aint bytes)
 {
     uintptr_t addr = (uintptr_t) base;
-    long page = sysconf(_SC_PAGESIZE);
 
     if (0 == bytes) return;
-    if (bytes >= LARGE) {
-        CHECK(addr % (uintptr_t) page == (uintptr_t) page / 2,
-              "layout %d: a window of %ld bytes at page offset %#lx, expected %#lx", kind, (long) bytes,
-              (unsigned long) (addr % (uintptr_t) page), (unsigned long) page / 2);
-    } else {
-        CHECK(addr % 64 == 0, "layout %d: a window of %ld bytes at %p, not on a cache line", kind, (long) bytes,
-              base);
-    }
+    CHECK(addr % 64 == 0, "layout %d: a window of %ld bytes at %p, not on a cache line", kind, (long) bytes, base);
 }
 
 /* every rank's memory, got by every rank, is its owner's pattern */
@@ -144,10 +132,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (0 == rank && test_am_path(FLAVOR_ALLOCATE))
         printf("note: active-message path, window memory not in a node segment: placement not checked\n");
-    /* first a large window that fits in the line-aligned segment before it
-     * (which nothing larger has been kept in yet); then large, small,
-     * large, mixed, at the threshold, small: each window may reuse the
-     * segment the one before left */
+    /* windows of every size in turn: each may reuse the segment the one
+     * before left */
     int order[] = { 4, 5, 1, 0, 1, 3, 2, 0, 3 };
     for (int k = 0; k < (int) (sizeof(order) / sizeof(order[0])); ++k) run(order[k], k);
     return test_finalize("allocate_placement");

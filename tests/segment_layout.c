@@ -13,9 +13,7 @@
  *   - every region lies inside the segment, regions do not overlap;
  *   - every region starts on a cache line; window memory of noncontiguous
  *     shared windows on a page, and the segment's base on a page for them
- *     and for allocate windows with a rank of 64 KiB or more, whose memory
- *     starts half a page into a page (the total checks where: its model
- *     places every rank);
+ *     (the total checks where: its model places every rank);
  *   - every run-time-written word that has a different writer (lock word,
  *     each queue node, post tail, completion counter, window-wide sync words)
  *     has a cache line of its own;
@@ -53,7 +51,7 @@
 
 #define LINE 64
 #define PAGE 4096
-#define LARGE 65536             /* NEWRMA_LARGE_WINDOW: allocate memory half a page into a page */
+#define LARGE 65536             /* some ranks' windows larger than a page: still on a cache line */
 
 static int check_disjoint_lines(size_t *starts, int count, const char *what, int n)
 {
@@ -72,13 +70,9 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     osc_newrma_peer_input_t *peers = calloc((size_t) n, sizeof(*peers));
     osc_newrma_shm_layout_t l;
     size_t data = 0;
-    bool any_large = false;
     for (int i = 0; i < n; ++i) {
         peers[i].size = large && 0 == i % 3 ? (uint64_t) LARGE + 8 * (uint64_t) i : (uint64_t) (i * 37 % 5) * 1000 + 8;
-        bool big = MPI_WIN_FLAVOR_ALLOCATE == flavor && peers[i].size >= LARGE;
-        any_large |= big;
-        data = big ? (data + PAGE / 2 + PAGE - 1) / PAGE * PAGE - PAGE / 2
-             : (MPI_WIN_FLAVOR_ALLOCATE == flavor) ? ((data + LINE - 1) / LINE * LINE)
+        data = (MPI_WIN_FLAVOR_ALLOCATE == flavor) ? ((data + LINE - 1) / LINE * LINE)
              : noncontig ? ((data + PAGE - 1) / PAGE * PAGE) : data;
         data += peers[i].size;
     }
@@ -129,7 +123,7 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     bool has_data = MPI_WIN_FLAVOR_ALLOCATE == flavor || MPI_WIN_FLAVOR_SHARED == flavor;
     size_t blocks_end = l.rank_offset + (size_t) n * l.rank_stride;
     if (has_data && noncontig) CHECK(l.data_offset % PAGE == 0, "n=%d: noncontig data not page aligned", n);
-    size_t base_alignment = has_data && (noncontig || any_large) ? PAGE : LINE;
+    size_t base_alignment = has_data && noncontig ? PAGE : LINE;
     CHECK(l.base_alignment == base_alignment, "n=%d flavor %d: base aligned to %zu, expected %zu", n, flavor,
           l.base_alignment, base_alignment);
     if (has_data) CHECK(l.data_offset % base_alignment == 0, "n=%d: data region at %zu not aligned to %zu", n,
