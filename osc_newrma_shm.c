@@ -352,6 +352,11 @@ static bool shm_directory_full(size_t bytes)
  * parameter; a full directory is MPI_ERR_NO_MEM. */
 static int shm_create_failed(const char *path, size_t bytes, bool no_space, const char *why)
 {
+    /* also in the framework's output: Open MPI 4.1's launcher now and then
+     * loses a help message (and logs an error of its show_help instead) */
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "segment of %lu bytes in %s: %s (help message \"%s\")",
+                   (unsigned long) bytes, mca_osc_newrma_component.backing_directory, why,
+                   no_space ? "segment no space" : "segment create failed");
     opal_show_help("help-osc-newrma.txt", no_space ? "segment no space" : "segment create failed", true,
                    NULL != path ? path : mca_osc_newrma_component.backing_directory, (unsigned long) bytes,
                    mca_osc_newrma_component.backing_directory, why);
