@@ -28,7 +28,6 @@
 #include "ompi_config.h"
 
 #include <poll.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 

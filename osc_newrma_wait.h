@@ -22,8 +22,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "opal/runtime/opal_progress.h"
-
 BEGIN_C_DECLS
 
 /* One spin-wait step: tell the CPU we are spinning (frees the core's
