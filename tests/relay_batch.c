@@ -67,12 +67,16 @@ static size_t seg_len(int i, int small_only)
     return small_only && len > 16384 ? 1000 : len;
 }
 
-/* where segment i starts in a window (after a gap), and the window size */
+/* where segment i starts in a window (after a gap), and the window size;
+ * summed once per layout, not at every byte checked */
 static size_t seg_at(int i, int small_only)
 {
-    size_t at = GAP;
-    for (int k = 0 ; k < i ; ++k) at += seg_len(k, small_only) + GAP;
-    return at;
+    static size_t at[2][SEGS + 1];
+    if (0 == at[small_only][0]) {
+        at[small_only][0] = GAP;
+        for (int k = 0 ; k < SEGS ; ++k) at[small_only][k + 1] = at[small_only][k] + seg_len(k, small_only) + GAP;
+    }
+    return at[small_only][i];
 }
 
 static size_t span(void)
