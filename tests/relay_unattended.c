@@ -25,8 +25,9 @@
  *   2, 3. batches of 15 and of 16 puts of 64 B in turn, until 8 of 16 were
  *      relayed (the target may be off its core for a while): a batch of
  *      16 must be, and one of 15 never with more ranks than cores, at
- *      least once with a core per rank;
- *   4. PSCW epochs of 2 puts of 64 B, until a batch was relayed.
+ *      least once with a core per rank (16 pairs where relays are off);
+ *   4. PSCW epochs of 2 puts of 64 B, until a batch was relayed (16 where
+ *      relays are off).
  * Every byte is checked after each phase.  Where active messages carry the
  * window only the data is checked, and the test says so.
  *
