@@ -12,20 +12,36 @@
  * window through its node segment: the fence's node barrier and the PSCW
  * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
- * Node barrier (fence), on the window's barrier line.  A window of at most
- * osc_newrma_fence_flat_ranks processes keeps one arrival word per rank
- * there: a process stores the episode it arrives at in its own word (a
- * plain store) and waits until every word has reached its episode.  Larger
- * windows keep one arrival counter there instead, episode e complete once
- * it reaches e x nranks (a locked add per arrival).  Both never reset.  The
- * words beat the counter (a locked add waits to own the line, a plain store
- * retires into the store buffer), and both beat one word per rank on lines
- * of their own (two lines crossing at once cost more than one line visited
- * twice); docs/rationale.md, "Fence".  Arriving and
- * waiting are separate steps, so a fence that opens an epoch
+ * Node barrier (fence).  A window of at most osc_newrma_fence_flat_ranks
+ * processes keeps one arrival word per rank on the window's barrier line:
+ * a process stores the episode it arrives at in its own word (a plain
+ * store) and waits until every word has reached its episode -- one line
+ * visited by each writer, which beats a line per rank at these sizes.
+ * Larger windows run a dissemination barrier (Hensgen, Finkel and Manber):
+ * ceil(log2 n) rounds; in round k rank i stores the episode into its round-k
+ * flag at rank (i + 2^k) mod n, a line in that rank's block that only i
+ * writes and only that rank reads, and waits for its own round-k flag to
+ * reach the episode before it signals round k + 1.  After the last round
+ * every rank's arrival has reached every rank (for any n, not only powers
+ * of two), and the critical path is one line hand-off per round, on lines
+ * nobody else touches: O(log n), where one counter for all took n locked
+ * adds in turn on one line that every waiter polled.  Flags only grow
+ * (never reset), and a wait is for ">= episode": a partner done with this
+ * episode may already signal the next one.  Memory order: round k's signal
+ * is a release store, and a flag seen by a relaxed poll is followed by an
+ * acquire fence before the next round's release store.  Each hop is then a
+ * release/acquire pair that happens-after the previous one, so
+ * happens-before runs along every chain of rounds; since every rank's
+ * round-0 store reaches every rank along such a chain, the final acquire
+ * covers every rank's writes before its arrival.  (Without the fence in
+ * between, a relaxed load passed on by a release store carries nothing
+ * on: the chain would break at the first relay.)  docs/rationale.md,
+ * "Fence", has the step counts.  Arriving and waiting are separate steps
+ * (arriving is the first store; waiting polls, and signals each later
+ * round as its flag shows up), so a fence that opens an epoch
  * (MPI_MODE_NOPRECEDE) arrives and returns, and only the first operation
- * that needs the others waits (the design's nonblocking fence).  Counts
- * are cumulative, so a process finishes waiting for episode e before it
+ * that needs the others waits (the design's nonblocking fence).  Episodes
+ * follow each other, so a process finishes waiting for episode e before it
  * arrives at e+1 (osc_newrma_fence); that wait is free unless e was left
  * unfinished.
  *
@@ -75,10 +91,23 @@
 /* ------------------------------------------------------------------ */
 
 /* Small windows: one arrival word per rank, all on the window's barrier
- * line.  The agreed threshold: words and a counter must never be mixed. */
+ * line; larger ones: the dissemination flags.  The agreed threshold: the
+ * two must never be mixed. */
 static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
 {
     return (unsigned int) module->size <= module->shape.fence_flat_ranks;
+}
+
+/* Dissemination round `round`: tell rank (rank + 2^round) mod n that we
+ * reached `episode` through its flag of that round, which nobody else
+ * writes.  MEM_SYNC before PROC_SYNC: release -- in round 0 it publishes
+ * our own writes, in later rounds also what the acquire after the previous
+ * round's flag made visible to us (the header's transitivity argument). */
+static void barrier_signal(const ompi_osc_newrma_module_t *module, unsigned int round, int64_t episode)
+{
+    int partner = (int) (((unsigned int) module->rank + (1u << round)) % (unsigned int) module->size);
+
+    osc_newrma_store_release(osc_newrma_shm_barrier_flag(&module->shm, partner, round), episode);
 }
 
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
@@ -86,24 +115,62 @@ void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
     int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
 
     module->barrier_episode++;
+    osc_newrma_store_relaxed(&module->barrier_next, 0);
     /* MEM_SYNC before PROC_SYNC: release */
     if (barrier_has_arrival_words(module)) {
         osc_newrma_store_release(&line[module->rank], module->barrier_episode);
-        module->barrier_next = 0;
-    } else {
-        (void) osc_newrma_fetch_add_release(line, 1);
+    } else if (module->shm.layout.barrier_rounds > 0) {
+        barrier_signal(module, 0, module->barrier_episode);
     }
 }
 
 /* Every rank's arrival word has reached this episode.  Ranks already seen
- * are not read again (barrier_next). */
+ * are not read again (barrier_next).  Several threads may wait at once (the
+ * grant of a fence epoch): each scans from what it read into a local and
+ * publishes only ranks it saw itself, so none skips a rank another passed. */
 static bool barrier_words_done(ompi_osc_newrma_module_t *module, const int64_t *line)
 {
-    for (; module->barrier_next < module->size; ++module->barrier_next) {
-        if (osc_newrma_load_relaxed(&line[module->barrier_next]) < module->barrier_episode) {
+    int next = osc_newrma_load_relaxed(&module->barrier_next);
+
+    for (; next < module->size; ++next) {
+        if (osc_newrma_load_relaxed(&line[next]) < module->barrier_episode) {
+            osc_newrma_store_relaxed(&module->barrier_next, next);
             return false;
         }
     }
+    osc_newrma_store_relaxed(&module->barrier_next, next);
+    return true;
+}
+
+/* Advance the dissemination rounds as far as the flags allow: round k is
+ * done once our round-k flag reached the episode (>=: a partner that
+ * already finished this episode may be a round into the next one; each
+ * flag has one writer and only grows), and then we signal round k + 1.
+ * barrier_next is the round we wait in.  Threads waiting at once (see
+ * above) work from their own copy of it: a round's signal stores the same
+ * episode whoever sends it, so sending it twice is harmless. */
+static bool barrier_flags_done(ompi_osc_newrma_module_t *module)
+{
+    const unsigned int rounds = module->shm.layout.barrier_rounds;
+    const int64_t episode = module->barrier_episode;
+    unsigned int round = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+
+    if (0 == episode) {
+        return true;     /* never arrived: nothing to wait for, and nothing to resend */
+    }
+    for (; round < rounds; ++round) {
+        if (osc_newrma_load_relaxed(osc_newrma_shm_barrier_flag(&module->shm, module->rank, round)) < episode) {
+            osc_newrma_store_relaxed(&module->barrier_next, (int) round);
+            return false;
+        }
+        /* MEM_SYNC after this round's PROC_SYNC, before the next round's
+         * release: what the sender saw must be visible to whom we tell */
+        osc_newrma_fence_acquire();
+        if (round + 1 < rounds) {
+            barrier_signal(module, round + 1, episode);
+        }
+    }
+    osc_newrma_store_relaxed(&module->barrier_next, (int) rounds);
     return true;
 }
 
@@ -114,7 +181,7 @@ static bool barrier_done(ompi_osc_newrma_module_t *module)
     if (barrier_has_arrival_words(module)) {
         return barrier_words_done(module, line);
     }
-    return osc_newrma_load_relaxed(line) >= module->barrier_episode * module->size;
+    return barrier_flags_done(module);
 }
 
 void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
@@ -127,8 +194,8 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the arrivals polled relaxed */
 }
 
-/* Arrivals count cumulatively, so an episode nobody waited for (a NOPRECEDE
- * fence) must end here before this process's next arrival counts. */
+/* Episodes follow each other, so an episode nobody waited for (a NOPRECEDE
+ * fence) must end here before this process arrives at the next one. */
 void osc_newrma_barrier(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_barrier_wait(module);

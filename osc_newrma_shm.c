@@ -120,6 +120,14 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
     layout->acc_in_rank = offset;
     offset += (size_t) params->acc_stripes * line;
 
+    /* The fence's dissemination flags (windows above fence_flat_ranks):
+     * one per round, each written by one other rank and read by the owner
+     * alone, so each gets a line (a round's writer must not take the line
+     * the owner polls for another round). */
+    layout->barrier_rounds = params->barrier_rounds;
+    layout->barrier_in_rank = offset;
+    offset += (size_t) params->barrier_rounds * line;
+
     /* The dynamic-region directory: written by its owner only, read by
      * every origin (a line of its own, so no other word's writes evict it
      * from their caches). */
@@ -206,7 +214,7 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     osc_newrma_shm_print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
                  "written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
-                 "barrier arrivals (a word per rank, or a counter) | lock_all holders | exclusive lockers");
+                 "barrier arrivals (a word per rank; small windows) | lock_all holders | exclusive lockers");
     osc_newrma_shm_print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
                  "base, size, disp unit, pid per rank; written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");
@@ -220,6 +228,11 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
                                  "post box; written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
+    if (l->barrier_rounds > 0) {
+        snprintf(text, sizeof(text), "%u x 1 line, round k written by rank - 2^k only", l->barrier_rounds);
+        osc_newrma_shm_print_region(print, ctx, "  fence flags", l->barrier_in_rank,
+                                     (size_t) l->barrier_rounds * l->cacheline, text);
+    }
     if (SIZE_MAX != l->dyn_in_rank) {
         osc_newrma_shm_print_region(print, ctx, "  dynamic directory", l->dyn_in_rank,
                      align_up(sizeof(osc_newrma_peer_dyn_t), l->cacheline),
@@ -658,6 +671,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
         .ring_slots = (unsigned int) module->size < module->shape.ring_slots ? (unsigned int) module->size
                                                                               : module->shape.ring_slots,
         .acc_stripes = module->shape.acc_stripes,
+        .barrier_rounds = osc_newrma_barrier_rounds(module->size, module->shape.fence_flat_ranks),
         .cacheline = module->shape.cacheline,
         .pagesize = pagesize,
     };
