@@ -110,10 +110,17 @@ static void barrier_signal(const ompi_osc_newrma_module_t *module, unsigned int 
     osc_newrma_store_release(osc_newrma_shm_barrier_flag(&module->shm, partner, round), episode);
 }
 
+/* The barrier's state (barrier_episode, barrier_next) changes under the
+ * window's lock: several threads may wait at once (the grant of a fence
+ * epoch to their first operations), and the progress engine advances the
+ * dissemination rounds of a window whose process is elsewhere in MPI
+ * (osc_newrma_active_target_progress).  barrier_next is also read without
+ * the lock, by that progress callback's quick look, hence its atomics. */
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
     int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
 
+    OPAL_THREAD_LOCK(&module->lock);
     module->barrier_episode++;
     osc_newrma_store_relaxed(&module->barrier_next, 0);
     /* MEM_SYNC before PROC_SYNC: release */
@@ -122,46 +129,38 @@ void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
     } else if (module->shm.layout.barrier_rounds > 0) {
         barrier_signal(module, 0, module->barrier_episode);
     }
+    OPAL_THREAD_UNLOCK(&module->lock);
 }
 
 /* Every rank's arrival word has reached this episode.  Ranks already seen
- * are not read again (barrier_next).  Several threads may wait at once (the
- * grant of a fence epoch): each scans from what it read into a local and
- * publishes only ranks it saw itself, so none skips a rank another passed. */
+ * are not read again (barrier_next). */
 static bool barrier_words_done(ompi_osc_newrma_module_t *module, const int64_t *line)
 {
     int next = osc_newrma_load_relaxed(&module->barrier_next);
 
     for (; next < module->size; ++next) {
         if (osc_newrma_load_relaxed(&line[next]) < module->barrier_episode) {
-            osc_newrma_store_relaxed(&module->barrier_next, next);
-            return false;
+            break;
         }
     }
     osc_newrma_store_relaxed(&module->barrier_next, next);
-    return true;
+    return next == module->size;
 }
 
 /* Advance the dissemination rounds as far as the flags allow: round k is
  * done once our round-k flag reached the episode (>=: a partner that
  * already finished this episode may be a round into the next one; each
  * flag has one writer and only grows), and then we signal round k + 1.
- * barrier_next is the round we wait in.  Threads waiting at once (see
- * above) work from their own copy of it: a round's signal stores the same
- * episode whoever sends it, so sending it twice is harmless. */
+ * barrier_next is the round we wait in. */
 static bool barrier_flags_done(ompi_osc_newrma_module_t *module)
 {
     const unsigned int rounds = module->shm.layout.barrier_rounds;
     const int64_t episode = module->barrier_episode;
     unsigned int round = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
 
-    if (0 == episode) {
-        return true;     /* never arrived: nothing to wait for, and nothing to resend */
-    }
-    for (; round < rounds; ++round) {
+    for (; round < rounds && 0 < episode; ++round) {
         if (osc_newrma_load_relaxed(osc_newrma_shm_barrier_flag(&module->shm, module->rank, round)) < episode) {
-            osc_newrma_store_relaxed(&module->barrier_next, (int) round);
-            return false;
+            break;
         }
         /* MEM_SYNC after this round's PROC_SYNC, before the next round's
          * release: what the sender saw must be visible to whom we tell */
@@ -170,18 +169,33 @@ static bool barrier_flags_done(ompi_osc_newrma_module_t *module)
             barrier_signal(module, round + 1, episode);
         }
     }
-    osc_newrma_store_relaxed(&module->barrier_next, (int) rounds);
-    return true;
+    osc_newrma_store_relaxed(&module->barrier_next, (int) round);
+    return round == rounds || 0 == episode;      /* (episode 0: never arrived) */
 }
 
+/* One look: is the current episode complete here? */
 static bool barrier_done(ompi_osc_newrma_module_t *module)
 {
     const int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    bool done;
 
-    if (barrier_has_arrival_words(module)) {
-        return barrier_words_done(module, line);
-    }
-    return barrier_flags_done(module);
+    OPAL_THREAD_LOCK(&module->lock);
+    done = barrier_has_arrival_words(module) ? barrier_words_done(module, line) : barrier_flags_done(module);
+    OPAL_THREAD_UNLOCK(&module->lock);
+    return done;
+}
+
+void osc_newrma_barrier_init(ompi_osc_newrma_module_t *module)
+{
+    /* before the first arrival there is no round to pass on: the progress
+     * callback's quick look (below) then has nothing to try */
+    osc_newrma_store_relaxed(&module->barrier_next, (int) module->shm.layout.barrier_rounds);
+}
+
+/* Rounds of the current episode still to go: the progress callback's cue. */
+static inline bool barrier_rounds_pending(const ompi_osc_newrma_module_t *module)
+{
+    return (unsigned int) osc_newrma_load_relaxed(&module->barrier_next) < module->shm.layout.barrier_rounds;
 }
 
 void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
@@ -319,19 +333,30 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
  * for the origin to take its notices.  The origin may be anywhere in MPI
  * by then (a barrier, a receive), so such a window's ring is drained from
  * opal_progress too (osc_newrma_progress.c); no other window's is. */
+/* A window whose post ring can fill, or whose fence runs the dissemination
+ * rounds: a process that arrived at a fence and went on (NOPRECEDE) and is
+ * now elsewhere in MPI -- a receive, another window's fence -- must still
+ * pass the later rounds on, or the others wait for it (forever, if what it
+ * waits for comes from them). */
 bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *module)
 {
-    return ring_can_fill(module);
+    return ring_can_fill(module) || module->shm.layout.barrier_rounds > 0;
 }
 
 int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
 {
+    bool drain = ring_can_fill(module), relay = barrier_rounds_pending(module);
     int count = 0;
 
-    if (0 == opal_mutex_trylock(&module->lock)) {
-        if (ring_ready(module)) {
+    if ((drain || relay) && 0 == opal_mutex_trylock(&module->lock)) {
+        if (drain && ring_ready(module)) {
             (void) ring_drain(module);
             count = 1;
+        }
+        if (relay) {
+            unsigned int before = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+            (void) barrier_flags_done(module);
+            count += before != (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
         }
         opal_mutex_unlock(&module->lock);
     }

@@ -28,6 +28,9 @@
  * (the nonblocking arrival: the first RMA call waits) or fence(0).  Every
  * fourth epoch one rank (a different one each time) arrives late, after
  * its stores, so an RMA call that ran ahead of it would read its old word.
+ * Last, a rank that arrived at fence(NOPRECEDE) and then waits in a
+ * receive, or in another window's fence, for the others' next steps must
+ * not keep their first RMA calls waiting (elsewhere_in_mpi).
  *
  * newrma-test: np>=2
  */
@@ -148,9 +151,64 @@ static void run(int flavor)
     test_win_free(&s.tw);
 }
 
+/* A process that arrived at fence(NOPRECEDE) and then waits elsewhere in
+ * MPI must not hold up the others' first RMA calls of that epoch: rank 0
+ * receives a message from every other rank, which each sends only after
+ * its put; then rank 0 waits in another window's fence, which the others
+ * reach only after their get.  (A barrier whose later steps needed rank 0
+ * back in this window would never complete: newrma's dissemination rounds
+ * are passed on from the progress engine.) */
+static void elsewhere_in_mpi(int flavor)
+{
+    int rank, size;
+    test_win_t tw, other;
+    int64_t value, got = 0;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    test_win_create(&tw, flavor, (size_t) size * U, U, MPI_INFO_NULL, MPI_COMM_WORLD);
+    test_win_create(&other, FLAVOR_ALLOCATE, U, U, MPI_INFO_NULL, MPI_COMM_WORLD);
+    int64_t *mine = tw.mem;
+    mine[rank] = 1000 + rank;
+    value = 2000 + rank;
+
+    /* a message */
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+    if (0 == rank) {
+        for (int i = 1; i < size; ++i) {
+            MPI_Recv(NULL, 0, MPI_BYTE, MPI_ANY_SOURCE, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else {
+        MPI_OK(MPI_Put(&value, 1, MPI_INT64_T, (rank + 1) % size, test_disp(&tw, (rank + 1) % size, rank, U), 1,
+                       MPI_INT64_T, tw.win));
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+    }
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+    int from = (rank + size - 1) % size;
+    if (0 != from) {
+        CHECK(mine[from] == 2000 + from, "%s: put of rank %d while rank 0 received: %lld", flavor_names[flavor], from,
+              (long long) mine[from]);
+    }
+
+    /* another window's fence */
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, tw.win));
+    if (0 != rank) {
+        MPI_OK(MPI_Get(&got, 1, MPI_INT64_T, 0, test_disp(&tw, 0, 0, U), 1, MPI_INT64_T, tw.win));
+    }
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, other.win));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+    if (0 != rank) {
+        CHECK(got == 1000, "%s: get of rank 0 while it waited in another window: %lld", flavor_names[flavor],
+              (long long) got);
+    }
+    test_win_free(&other);
+    test_win_free(&tw);
+}
+
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) run(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) elsewhere_in_mpi(flavor);
     return test_finalize("fence_many");
 }
