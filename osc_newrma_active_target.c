@@ -38,12 +38,13 @@
  * on: the chain would break at the first relay.)  docs/rationale.md,
  * "Fence", has the step counts.  Arriving and waiting are separate steps
  * (arriving is the first store; waiting polls, and signals each later
- * round as its flag shows up), so a fence that opens an epoch
- * (MPI_MODE_NOPRECEDE) arrives and returns, and only the first operation
- * that needs the others waits (the design's nonblocking fence).  Episodes
- * follow each other, so a process finishes waiting for episode e before it
- * arrives at e+1 (osc_newrma_fence); that wait is free unless e was left
- * unfinished.
+ * round as its flag shows up -- and so does the progress engine, for a
+ * process that arrived and went elsewhere in MPI), so a fence that opens
+ * an epoch (MPI_MODE_NOPRECEDE) arrives and returns, and only the first
+ * operation that needs the others waits (the design's nonblocking fence).
+ * Episodes follow each other, so a process finishes waiting for episode e
+ * before it arrives at e+1 (osc_newrma_fence); that wait is free unless e
+ * was left unfinished.
  *
  * PSCW notices, two ways:
  *  - post box (a post to at most NEWRMA_POST_BOX_ORIGINS origins): the
