@@ -106,7 +106,7 @@ static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
  * round's flag made visible to us (the header's transitivity argument). */
 static void barrier_signal(const ompi_osc_newrma_module_t *module, unsigned int round, int64_t episode)
 {
-    int partner = (int) (((unsigned int) module->rank + (1u << round)) % (unsigned int) module->size);
+    int partner = osc_newrma_barrier_partner(module->rank, round, module->size);
 
     osc_newrma_store_release(osc_newrma_shm_barrier_flag(&module->shm, partner, round), episode);
 }

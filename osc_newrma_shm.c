@@ -573,10 +573,13 @@ static void shm_populate_for_write(const char *first, const char *end)
  * 2).  A write fault maps exactly the pages asked for.  Its own lines are
  * its rank block less the accumulate stripes: only origins accumulating to
  * it touch those, and mapping them would also put them in the page cache.
- * Other ranks' blocks are mapped when this process first talks to them.
+ * The fence flags it signals in other ranks' blocks (one per dissemination
+ * round) it only ever writes, so they would fault in one page each anyway:
+ * mapped here, at creation, rather than in the first fence.  Other ranks'
+ * blocks are mapped when this process first talks to them.
  * Only an optimization: a kernel without MADV_POPULATE_WRITE (before 5.14)
  * refuses it and the pages fault in as before. */
-static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank)
+static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank, int nranks)
 {
     const osc_newrma_shm_layout_t *l = &shm->layout;
     const char *block = osc_newrma_shm_rank_block(shm, rank);
@@ -585,6 +588,11 @@ static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank)
     shm_populate_for_write(shm->base, shm->base + l->rank_offset);
     shm_populate_for_write(block, stripes);
     shm_populate_for_write(stripes + (size_t) l->acc_stripes * l->cacheline, block + l->rank_stride);
+    for (unsigned int round = 0 ; round < l->barrier_rounds ; ++round) {
+        const char *flag = (const char *) osc_newrma_shm_barrier_flag(shm, osc_newrma_barrier_partner(rank, round, nranks),
+                                                                      round);
+        shm_populate_for_write(flag, flag + l->cacheline);
+    }
 }
 
 /* What a later window checks before it reuses the mapping. */
@@ -709,7 +717,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
                              shm_fill_created, &ctx, &vote);
     shm->is_shared = OMPI_SUCCESS == ret;
     if (shm->is_shared) {
-        shm_map_own_parts(shm, module->rank);
+        shm_map_own_parts(shm, module->rank, module->size);
         shm_note_mapping(shm, module->size, alignment);
     }
     return ret;

@@ -381,6 +381,12 @@ static inline int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *shm, int 
                                  + (size_t) stripe * shm->layout.cacheline);
 }
 
+/* Whom `rank` signals in dissemination round `round`: (rank + 2^round) mod n. */
+static inline int osc_newrma_barrier_partner(int rank, unsigned int round, int nranks)
+{
+    return (int) (((unsigned int) rank + (1u << round)) % (unsigned int) nranks);
+}
+
 /* `rank`'s fence flag of dissemination round `round`: written by rank
  * (rank - 2^round) mod n only, read by `rank` only, on a line of its own. */
 static inline int64_t *osc_newrma_shm_barrier_flag(const osc_newrma_shm_t *shm, int rank, unsigned int round)
