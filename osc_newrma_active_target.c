@@ -327,18 +327,18 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
 }
 
 /* ------------------------------------------------------------------ */
-/* draining rings from the progress engine                             */
+/* rings and fence rounds from the progress engine                     */
 /* ------------------------------------------------------------------ */
 
 /* A ring smaller than the number of ranks can fill: a poster then waits
  * for the origin to take its notices.  The origin may be anywhere in MPI
  * by then (a barrier, a receive), so such a window's ring is drained from
- * opal_progress too (osc_newrma_progress.c); no other window's is. */
-/* A window whose post ring can fill, or whose fence runs the dissemination
- * rounds: a process that arrived at a fence and went on (NOPRECEDE) and is
- * now elsewhere in MPI -- a receive, another window's fence -- must still
- * pass the later rounds on, or the others wait for it (forever, if what it
- * waits for comes from them). */
+ * opal_progress too (osc_newrma_progress.c); no other window's is.
+ * Likewise a window whose fence runs the dissemination rounds: a process
+ * that arrived at a fence and went on (NOPRECEDE) and is now elsewhere in
+ * MPI -- a receive, another window's fence -- must still pass the later
+ * rounds on, or the others wait for it (forever, if what it waits for
+ * comes from them). */
 bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *module)
 {
     return ring_can_fill(module) || module->shm.layout.barrier_rounds > 0;

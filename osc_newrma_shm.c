@@ -589,8 +589,8 @@ static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank, int nranks)
     shm_populate_for_write(block, stripes);
     shm_populate_for_write(stripes + (size_t) l->acc_stripes * l->cacheline, block + l->rank_stride);
     for (unsigned int round = 0 ; round < l->barrier_rounds ; ++round) {
-        const char *flag = (const char *) osc_newrma_shm_barrier_flag(shm, osc_newrma_barrier_partner(rank, round, nranks),
-                                                                      round);
+        int partner = osc_newrma_barrier_partner(rank, round, nranks);
+        const char *flag = (const char *) osc_newrma_shm_barrier_flag(shm, partner, round);
         shm_populate_for_write(flag, flag + l->cacheline);
     }
 }

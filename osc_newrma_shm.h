@@ -148,7 +148,8 @@ typedef struct {
  * different processes write each of them. */
 enum {
     NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier of small windows: each rank's arrivals,
-                                          * never reset (larger windows: the ranks' fence flags) */
+                                          * never reset (larger windows: unused, their fence
+                                          * flags are in the rank blocks) */
     NEWRMA_GLOBAL_LOCKALL_READERS,       /* lock_all holders on the O(1) path */
     NEWRMA_GLOBAL_EXCLUSIVE_WANTED,      /* exclusive lock holders and waiters */
     NEWRMA_GLOBAL_LOCK_MODE,             /* whether exclusive lockers announce themselves */
