@@ -398,7 +398,8 @@ struct ompi_osc_newrma_module_t {
     osc_newrma_target_t *spare_target;   /* the last element removed, kept for the next (NULL: none) */
 
     /* fence: episodes of the node barrier this process has arrived at; with
-     * arrival words, the first rank not yet seen at this episode */
+     * arrival words, the first rank not yet seen at this episode; with
+     * dissemination flags, the round it waits in (rounds: done) */
     int64_t barrier_episode;
     int barrier_next;
 

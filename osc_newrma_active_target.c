@@ -12,22 +12,39 @@
  * window through its node segment: the fence's node barrier and the PSCW
  * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
- * Node barrier (fence), on the window's barrier line.  A window of at most
- * osc_newrma_fence_flat_ranks processes keeps one arrival word per rank
- * there: a process stores the episode it arrives at in its own word (a
- * plain store) and waits until every word has reached its episode.  Larger
- * windows keep one arrival counter there instead, episode e complete once
- * it reaches e x nranks (a locked add per arrival).  Both never reset.  The
- * words beat the counter (a locked add waits to own the line, a plain store
- * retires into the store buffer), and both beat one word per rank on lines
- * of their own (two lines crossing at once cost more than one line visited
- * twice); docs/rationale.md, "Fence".  Arriving and
- * waiting are separate steps, so a fence that opens an epoch
- * (MPI_MODE_NOPRECEDE) arrives and returns, and only the first operation
- * that needs the others waits (the design's nonblocking fence).  Counts
- * are cumulative, so a process finishes waiting for episode e before it
- * arrives at e+1 (osc_newrma_fence); that wait is free unless e was left
- * unfinished.
+ * Node barrier (fence).  A window of at most osc_newrma_fence_flat_ranks
+ * processes keeps one arrival word per rank on the window's barrier line:
+ * a process stores the episode it arrives at in its own word (a plain
+ * store) and waits until every word has reached its episode -- one line
+ * visited by each writer, which beats a line per rank at these sizes.
+ * Larger windows run a dissemination barrier (Hensgen, Finkel and Manber):
+ * ceil(log2 n) rounds; in round k rank i stores the episode into its round-k
+ * flag at rank (i + 2^k) mod n, a line in that rank's block that only i
+ * writes and only that rank reads, and waits for its own round-k flag to
+ * reach the episode before it signals round k + 1.  After the last round
+ * every rank's arrival has reached every rank (for any n, not only powers
+ * of two), and the critical path is one line hand-off per round, on lines
+ * nobody else touches: O(log n), where one counter for all took n locked
+ * adds in turn on one line that every waiter polled.  Flags only grow
+ * (never reset), and a wait is for ">= episode": a partner done with this
+ * episode may already signal the next one.  Memory order: round k's signal
+ * is a release store, and a flag seen by a relaxed poll is followed by an
+ * acquire fence before the next round's release store.  Each hop is then a
+ * release/acquire pair that happens-after the previous one, so
+ * happens-before runs along every chain of rounds; since every rank's
+ * round-0 store reaches every rank along such a chain, the final acquire
+ * covers every rank's writes before its arrival.  (Without the fence in
+ * between, a relaxed load passed on by a release store carries nothing
+ * on: the chain would break at the first relay.)  docs/rationale.md,
+ * "Fence", has the step counts.  Arriving and waiting are separate steps
+ * (arriving is the first store; waiting polls, and signals each later
+ * round as its flag shows up -- and so does the progress engine, for a
+ * process that arrived and went elsewhere in MPI), so a fence that opens
+ * an epoch (MPI_MODE_NOPRECEDE) arrives and returns, and only the first
+ * operation that needs the others waits (the design's nonblocking fence).
+ * Episodes follow each other, so a process finishes waiting for episode e
+ * before it arrives at e+1 (osc_newrma_fence); that wait is free unless e
+ * was left unfinished.
  *
  * PSCW notices, two ways:
  *  - post box (a post to at most NEWRMA_POST_BOX_ORIGINS origins): the
@@ -75,46 +92,111 @@
 /* ------------------------------------------------------------------ */
 
 /* Small windows: one arrival word per rank, all on the window's barrier
- * line.  The agreed threshold: words and a counter must never be mixed. */
+ * line; larger ones: the dissemination flags.  The agreed threshold: the
+ * two must never be mixed. */
 static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
 {
     return (unsigned int) module->size <= module->shape.fence_flat_ranks;
 }
 
+/* Dissemination round `round`: tell rank (rank + 2^round) mod n that we
+ * reached `episode` through its flag of that round, which nobody else
+ * writes.  MEM_SYNC before PROC_SYNC: release -- in round 0 it publishes
+ * our own writes, in later rounds also what the acquire after the previous
+ * round's flag made visible to us (the header's transitivity argument). */
+static void barrier_signal(const ompi_osc_newrma_module_t *module, unsigned int round, int64_t episode)
+{
+    int partner = osc_newrma_barrier_partner(module->rank, round, module->size);
+
+    osc_newrma_store_release(osc_newrma_shm_barrier_flag(&module->shm, partner, round), episode);
+}
+
+/* The barrier's state (barrier_episode, barrier_next) changes under the
+ * window's lock: several threads may wait at once (the grant of a fence
+ * epoch to their first operations), and the progress engine advances the
+ * dissemination rounds of a window whose process is elsewhere in MPI
+ * (osc_newrma_active_target_progress).  barrier_next is also read without
+ * the lock, by that progress callback's quick look, hence its atomics. */
 void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
 {
     int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
 
+    OPAL_THREAD_LOCK(&module->lock);
     module->barrier_episode++;
+    osc_newrma_store_relaxed(&module->barrier_next, 0);
     /* MEM_SYNC before PROC_SYNC: release */
     if (barrier_has_arrival_words(module)) {
         osc_newrma_store_release(&line[module->rank], module->barrier_episode);
-        module->barrier_next = 0;
-    } else {
-        (void) osc_newrma_fetch_add_release(line, 1);
+    } else if (module->shm.layout.barrier_rounds > 0) {
+        barrier_signal(module, 0, module->barrier_episode);
     }
+    OPAL_THREAD_UNLOCK(&module->lock);
 }
 
 /* Every rank's arrival word has reached this episode.  Ranks already seen
  * are not read again (barrier_next). */
 static bool barrier_words_done(ompi_osc_newrma_module_t *module, const int64_t *line)
 {
-    for (; module->barrier_next < module->size; ++module->barrier_next) {
-        if (osc_newrma_load_relaxed(&line[module->barrier_next]) < module->barrier_episode) {
-            return false;
+    int next = osc_newrma_load_relaxed(&module->barrier_next);
+
+    for (; next < module->size; ++next) {
+        if (osc_newrma_load_relaxed(&line[next]) < module->barrier_episode) {
+            break;
         }
     }
-    return true;
+    osc_newrma_store_relaxed(&module->barrier_next, next);
+    return next == module->size;
 }
 
+/* Advance the dissemination rounds as far as the flags allow: round k is
+ * done once our round-k flag reached the episode (>=: a partner that
+ * already finished this episode may be a round into the next one; each
+ * flag has one writer and only grows), and then we signal round k + 1.
+ * barrier_next is the round we wait in. */
+static bool barrier_flags_done(ompi_osc_newrma_module_t *module)
+{
+    const unsigned int rounds = module->shm.layout.barrier_rounds;
+    const int64_t episode = module->barrier_episode;
+    unsigned int round = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+
+    for (; round < rounds && 0 < episode; ++round) {
+        if (osc_newrma_load_relaxed(osc_newrma_shm_barrier_flag(&module->shm, module->rank, round)) < episode) {
+            break;
+        }
+        /* MEM_SYNC after this round's PROC_SYNC, before the next round's
+         * release: what the sender saw must be visible to whom we tell */
+        osc_newrma_fence_acquire();
+        if (round + 1 < rounds) {
+            barrier_signal(module, round + 1, episode);
+        }
+    }
+    osc_newrma_store_relaxed(&module->barrier_next, (int) round);
+    return round == rounds || 0 == episode;      /* (episode 0: never arrived) */
+}
+
+/* One look: is the current episode complete here? */
 static bool barrier_done(ompi_osc_newrma_module_t *module)
 {
     const int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    bool done;
 
-    if (barrier_has_arrival_words(module)) {
-        return barrier_words_done(module, line);
-    }
-    return osc_newrma_load_relaxed(line) >= module->barrier_episode * module->size;
+    OPAL_THREAD_LOCK(&module->lock);
+    done = barrier_has_arrival_words(module) ? barrier_words_done(module, line) : barrier_flags_done(module);
+    OPAL_THREAD_UNLOCK(&module->lock);
+    return done;
+}
+
+void osc_newrma_barrier_init(ompi_osc_newrma_module_t *module)
+{
+    /* before the first arrival there is no round to pass on: the progress
+     * callback's quick look (below) then has nothing to try */
+    osc_newrma_store_relaxed(&module->barrier_next, (int) module->shm.layout.barrier_rounds);
+}
+
+/* Rounds of the current episode still to go: the progress callback's cue. */
+static inline bool barrier_rounds_pending(const ompi_osc_newrma_module_t *module)
+{
+    return (unsigned int) osc_newrma_load_relaxed(&module->barrier_next) < module->shm.layout.barrier_rounds;
 }
 
 void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
@@ -127,8 +209,8 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the arrivals polled relaxed */
 }
 
-/* Arrivals count cumulatively, so an episode nobody waited for (a NOPRECEDE
- * fence) must end here before this process's next arrival counts. */
+/* Episodes follow each other, so an episode nobody waited for (a NOPRECEDE
+ * fence) must end here before this process arrives at the next one. */
 void osc_newrma_barrier(ompi_osc_newrma_module_t *module)
 {
     osc_newrma_barrier_wait(module);
@@ -245,26 +327,37 @@ static void ring_drain_locked(ompi_osc_newrma_module_t *module)
 }
 
 /* ------------------------------------------------------------------ */
-/* draining rings from the progress engine                             */
+/* rings and fence rounds from the progress engine                     */
 /* ------------------------------------------------------------------ */
 
 /* A ring smaller than the number of ranks can fill: a poster then waits
  * for the origin to take its notices.  The origin may be anywhere in MPI
  * by then (a barrier, a receive), so such a window's ring is drained from
- * opal_progress too (osc_newrma_progress.c); no other window's is. */
+ * opal_progress too (osc_newrma_progress.c); no other window's is.
+ * Likewise a window whose fence runs the dissemination rounds: a process
+ * that arrived at a fence and went on (NOPRECEDE) and is now elsewhere in
+ * MPI -- a receive, another window's fence -- must still pass the later
+ * rounds on, or the others wait for it (forever, if what it waits for
+ * comes from them). */
 bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *module)
 {
-    return ring_can_fill(module);
+    return ring_can_fill(module) || module->shm.layout.barrier_rounds > 0;
 }
 
 int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
 {
+    bool drain = ring_can_fill(module), relay = barrier_rounds_pending(module);
     int count = 0;
 
-    if (0 == opal_mutex_trylock(&module->lock)) {
-        if (ring_ready(module)) {
+    if ((drain || relay) && 0 == opal_mutex_trylock(&module->lock)) {
+        if (drain && ring_ready(module)) {
             (void) ring_drain(module);
             count = 1;
+        }
+        if (relay) {
+            unsigned int before = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+            (void) barrier_flags_done(module);
+            count += before != (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
         }
         opal_mutex_unlock(&module->lock);
     }

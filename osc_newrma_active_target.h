@@ -21,7 +21,9 @@
 
 struct ompi_osc_newrma_module_t;
 
-/* split-phase node barrier of the window */
+/* split-phase node barrier of the window (init: once the segment is
+ * mapped, before the window is served from progress) */
+void osc_newrma_barrier_init(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_barrier_arrive(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_barrier_wait(struct ompi_osc_newrma_module_t *module);
 /* a whole episode: the previous one finished here, arrive, wait for all */

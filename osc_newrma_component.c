@@ -291,8 +291,9 @@ static int component_register(void)
         OPAL_INFO_LVL_9, 16, &c->pscw_early_answers);
     register_group_uint("fence_flat_ranks",
         "Fence: a window of at most this many processes on a node keeps one arrival word per "
-        "process on its barrier line, written with a plain store; larger windows count arrivals "
-        "there with a locked add (0: always the counter; at most a cache line's worth of words)",
+        "process on its barrier line, written with a plain store; larger windows run a "
+        "dissemination barrier, ceil(log2 n) rounds of one flag line each (0: always the "
+        "dissemination barrier; at most a cache line's worth of words)",
         OPAL_INFO_LVL_9, 8, &c->fence_flat_ranks);
     register_group_uint("accumulate_stripes",
         "Accumulate locks per process in a window's segment: accumulates lock the stripes covering "

@@ -318,6 +318,7 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
                                 NEWRMA_PATH_USERMEM == module->path && module->size > 1 ? single_copy_reach_vote(module, peers) : 1);
     if (OMPI_SUCCESS == ret) {
         osc_newrma_node_policy_init(module);
+        osc_newrma_barrier_init(module);
         ret = osc_newrma_progress_window_add(module);
     }
 out:

@@ -12,8 +12,10 @@
  *
  * Two kinds of work need the process's help while it is anywhere in MPI
  * (a barrier, a receive, another window's synchronization):
- *  - a post ring that can fill (osc_newrma_active_target.c): posters wait
- *    for the owner to take its notices;
+ *  - active target (osc_newrma_active_target.c): a post ring that can
+ *    fill, whose posters wait for the owner to take its notices, and a
+ *    fence's dissemination rounds, which the others wait for this process
+ *    to pass on after it arrived (a NOPRECEDE fence returns at once);
  *  - the mailbox of a window of user memory on one node
  *    (osc_newrma_mailbox.c): origins hand small operations to the owner
  *    (falling back to single copy when nobody answers), and post shared
@@ -38,7 +40,7 @@
 typedef struct {
     opal_list_item_t super;
     ompi_osc_newrma_module_t *module;
-    bool drain;                      /* its post ring can fill */
+    bool drain;                      /* its post ring can fill, or its fence passes rounds on */
     bool assist;                     /* it serves its mailbox */
 } served_window_t;
 static OBJ_CLASS_INSTANCE(served_window_t, opal_list_item_t, NULL, NULL);

@@ -120,6 +120,14 @@ static size_t layout_rank_block(osc_newrma_shm_layout_t *layout, const osc_newrm
     layout->acc_in_rank = offset;
     offset += (size_t) params->acc_stripes * line;
 
+    /* The fence's dissemination flags (windows above fence_flat_ranks):
+     * one per round, each written by one other rank and read by the owner
+     * alone, so each gets a line (a round's writer must not take the line
+     * the owner polls for another round). */
+    layout->barrier_rounds = params->barrier_rounds;
+    layout->barrier_in_rank = offset;
+    offset += (size_t) params->barrier_rounds * line;
+
     /* The dynamic-region directory: written by its owner only, read by
      * every origin (a line of its own, so no other word's writes evict it
      * from their caches). */
@@ -206,7 +214,7 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
     osc_newrma_shm_print_region(print, ctx, "header", l->header_offset, l->global_offset - l->header_offset,
                  "written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "window-wide sync", l->global_offset, l->info_offset - l->global_offset,
-                 "barrier arrivals (a word per rank, or a counter) | lock_all holders | exclusive lockers");
+                 "barrier arrivals (a word per rank; small windows) | lock_all holders | exclusive lockers");
     osc_newrma_shm_print_region(print, ctx, "peer info", l->info_offset, l->rank_offset - l->info_offset,
                  "base, size, disp unit, pid per rank; written once by rank 0");
     osc_newrma_shm_print_region(print, ctx, "rank blocks", l->rank_offset, block_end - l->rank_offset, "one per rank:");
@@ -220,6 +228,11 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
                                  "post box; written by ranks completing to it");
     snprintf(text, sizeof(text), "%u x 1 line, written by ranks accumulating to it", l->acc_stripes);
     osc_newrma_shm_print_region(print, ctx, "  accumulate locks", l->acc_in_rank, (size_t) l->acc_stripes * l->cacheline, text);
+    if (l->barrier_rounds > 0) {
+        snprintf(text, sizeof(text), "%u x 1 line, round k written by rank - 2^k only", l->barrier_rounds);
+        osc_newrma_shm_print_region(print, ctx, "  fence flags", l->barrier_in_rank,
+                                     (size_t) l->barrier_rounds * l->cacheline, text);
+    }
     if (SIZE_MAX != l->dyn_in_rank) {
         osc_newrma_shm_print_region(print, ctx, "  dynamic directory", l->dyn_in_rank,
                      align_up(sizeof(osc_newrma_peer_dyn_t), l->cacheline),
@@ -560,10 +573,13 @@ static void shm_populate_for_write(const char *first, const char *end)
  * 2).  A write fault maps exactly the pages asked for.  Its own lines are
  * its rank block less the accumulate stripes: only origins accumulating to
  * it touch those, and mapping them would also put them in the page cache.
- * Other ranks' blocks are mapped when this process first talks to them.
+ * The fence flags it signals in other ranks' blocks (one per dissemination
+ * round) it only ever writes, so they would fault in one page each anyway:
+ * mapped here, at creation, rather than in the first fence.  Other ranks'
+ * blocks are mapped when this process first talks to them.
  * Only an optimization: a kernel without MADV_POPULATE_WRITE (before 5.14)
  * refuses it and the pages fault in as before. */
-static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank)
+static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank, int nranks)
 {
     const osc_newrma_shm_layout_t *l = &shm->layout;
     const char *block = osc_newrma_shm_rank_block(shm, rank);
@@ -572,6 +588,11 @@ static void shm_map_own_parts(const osc_newrma_shm_t *shm, int rank)
     shm_populate_for_write(shm->base, shm->base + l->rank_offset);
     shm_populate_for_write(block, stripes);
     shm_populate_for_write(stripes + (size_t) l->acc_stripes * l->cacheline, block + l->rank_stride);
+    for (unsigned int round = 0 ; round < l->barrier_rounds ; ++round) {
+        int partner = osc_newrma_barrier_partner(rank, round, nranks);
+        const char *flag = (const char *) osc_newrma_shm_barrier_flag(shm, partner, round);
+        shm_populate_for_write(flag, flag + l->cacheline);
+    }
 }
 
 /* What a later window checks before it reuses the mapping. */
@@ -658,6 +679,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
         .ring_slots = (unsigned int) module->size < module->shape.ring_slots ? (unsigned int) module->size
                                                                               : module->shape.ring_slots,
         .acc_stripes = module->shape.acc_stripes,
+        .barrier_rounds = osc_newrma_barrier_rounds(module->size, module->shape.fence_flat_ranks),
         .cacheline = module->shape.cacheline,
         .pagesize = pagesize,
     };
@@ -695,7 +717,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
                              shm_fill_created, &ctx, &vote);
     shm->is_shared = OMPI_SUCCESS == ret;
     if (shm->is_shared) {
-        shm_map_own_parts(shm, module->rank);
+        shm_map_own_parts(shm, module->rank, module->size);
         shm_note_mapping(shm, module->size, alignment);
     }
     return ret;

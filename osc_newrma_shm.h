@@ -147,8 +147,9 @@ typedef struct {
 /* Window-wide synchronization words, each on a line of its own because
  * different processes write each of them. */
 enum {
-    NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier: each rank's arrivals (small windows)
-                                          * or all arrivals so far; never reset */
+    NEWRMA_GLOBAL_BARRIER_ARRIVALS = 0,  /* node barrier of small windows: each rank's arrivals,
+                                          * never reset (larger windows: unused, their fence
+                                          * flags are in the rank blocks) */
     NEWRMA_GLOBAL_LOCKALL_READERS,       /* lock_all holders on the O(1) path */
     NEWRMA_GLOBAL_EXCLUSIVE_WANTED,      /* exclusive lock holders and waiters */
     NEWRMA_GLOBAL_LOCK_MODE,             /* whether exclusive lockers announce themselves */
@@ -170,6 +171,23 @@ typedef struct {
     uint32_t noncontig;              /* 1 only if every process said alloc_shared_noncontig */
     uint64_t cacheline;              /* max */
 } osc_newrma_shape_t;
+
+/* Dissemination rounds of the fence's node barrier for a window of `nranks`
+ * processes: ceil(log2 nranks) above fence_flat_ranks (whose windows use
+ * the arrival words instead), 0 otherwise.  A function of the agreed shape,
+ * so every process lays out the same flags and runs the same barrier. */
+static inline unsigned int osc_newrma_barrier_rounds(int nranks, unsigned int fence_flat_ranks)
+{
+    unsigned int rounds = 0;
+
+    if ((unsigned int) nranks <= fence_flat_ranks) {
+        return 0;
+    }
+    while ((1ull << rounds) < (unsigned long long) nranks) {
+        ++rounds;
+    }
+    return rounds;
+}
 
 /* Sizes each process brings to the layout (gathered before the layout). */
 typedef struct {
@@ -195,6 +213,7 @@ typedef struct {
     unsigned int qnodes;             /* queue nodes per rank */
     unsigned int ring_slots;         /* post notices per rank (PSCW) */
     unsigned int acc_stripes;        /* accumulate locks per rank */
+    unsigned int barrier_rounds;     /* fence flags per rank (dissemination barrier; 0: none) */
     size_t cacheline;
     size_t pagesize;
 } osc_newrma_shm_params_t;
@@ -217,7 +236,9 @@ typedef struct {
     size_t ring_in_rank;             /* ring_slots x int64 cells */
     size_t assist_in_rank;           /* create/dynamic: mailbox, presence and answer lines */
     size_t acc_in_rank;              /* acc_stripes lines: accumulate locks */
+    size_t barrier_in_rank;          /* barrier_rounds lines: the rank's fence flags */
     unsigned int acc_stripes;
+    unsigned int barrier_rounds;
     unsigned int qnodes;
     unsigned int ring_slots;
     size_t data_offset;              /* window memory (allocate/shared flavors) */
@@ -359,6 +380,20 @@ static inline int32_t *osc_newrma_shm_acc_lock(const osc_newrma_shm_t *shm, int 
 {
     return (int32_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.acc_in_rank
                                  + (size_t) stripe * shm->layout.cacheline);
+}
+
+/* Whom `rank` signals in dissemination round `round`: (rank + 2^round) mod n. */
+static inline int osc_newrma_barrier_partner(int rank, unsigned int round, int nranks)
+{
+    return (int) (((unsigned int) rank + (1u << round)) % (unsigned int) nranks);
+}
+
+/* `rank`'s fence flag of dissemination round `round`: written by rank
+ * (rank - 2^round) mod n only, read by `rank` only, on a line of its own. */
+static inline int64_t *osc_newrma_shm_barrier_flag(const osc_newrma_shm_t *shm, int rank, unsigned int round)
+{
+    return (int64_t *) (osc_newrma_shm_rank_block(shm, rank) + shm->layout.barrier_in_rank
+                        + (size_t) round * shm->layout.cacheline);
 }
 
 static inline osc_newrma_mailbox_t *osc_newrma_shm_mailbox(const osc_newrma_shm_t *shm, int rank)

@@ -70,11 +70,11 @@ int ompi_osc_newrma_fence(int assert, struct ompi_win_t *win)
      * (cma_fence, osc_newrma_ops.c).  So a fence only orders memory and
      * synchronizes processes: arrive at the window's node barrier
      * (MEM_SYNC first, inside). */
-    /* The barrier counts arrivals cumulatively, so nobody may arrive at
-     * the next episode before the previous one completed for it: an
-     * unfinished episode (a NOPRECEDE fence nobody waited for) is waited for
-     * first -- otherwise an idle rank's arrival at the next fence would count
-     * as a late rank's arrival at this one. */
+    /* Episodes follow each other, so nobody may arrive at the next one
+     * before the previous one completed for it: an unfinished episode (a
+     * NOPRECEDE fence nobody waited for) is waited for first -- with the
+     * dissemination flags, its later rounds' signals, which the others wait
+     * for, are sent only while this process waits. */
     osc_newrma_barrier_wait(module);
     osc_newrma_barrier_arrive(module);
     if (NEWRMA_SYNC_FENCE_NOPRECEDE == sync) {

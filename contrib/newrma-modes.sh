@@ -14,7 +14,8 @@
 #                   cache at its minimum MCA value: slower, must never deadlock
 #                   (PSCW post box at 1 origin, not 0: posts to one origin
 #                   take the box, larger ones the rings, so epochs mix both;
-#                   fence arrival words at 2 ranks, the arrival counter above)
+#                   fence arrival words at 2 ranks, the dissemination
+#                   barrier above)
 #   remote          osc_newrma_force_remote: every peer remote, the
 #                   active-message path over UCX's TCP transport on loopback
 #   remote-minimum  both

@@ -15,11 +15,13 @@
  *     shared windows on a page, and the segment's base on a page for them
  *     (the total checks where: its model places every rank);
  *   - every run-time-written word that has a different writer (lock word,
- *     each queue node, post tail, completion counter, window-wide sync words)
- *     has a cache line of its own;
+ *     each queue node, post tail, completion counter, fence flag, window-wide
+ *     sync words) has a cache line of its own;
+ *   - windows above 8 ranks (fence_flat_ranks' default) have ceil(log2 n)
+ *     fence flags per rank, smaller ones none;
  *   - the total is exact: the sum of the regions, rounded to a line, and
  *     grows O(n) per rank (the rank block does not depend on n beyond the
- *     capped post ring);
+ *     capped post ring and the fence flags' log2 n lines);
  *   - no_locks removes the lock line and queue nodes.
  * And the FIFO segment's layout (osc_newrma_fifo_layout), for 1 to 64 ranks,
  * depths 2..65, requested cell sizes 0..1100 bytes, 64- and 128-byte lines,
@@ -79,7 +81,9 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     unsigned int ring = n < 64 ? (unsigned) n : 64;
     osc_newrma_shm_params_t p = { .nranks = n, .flavor = flavor, .peers = peers, .noncontig = noncontig,
                                   .no_locks = no_locks, .qnodes = 4,
-                                  .ring_slots = ring, .acc_stripes = 8, .cacheline = LINE, .pagesize = PAGE };
+                                  .ring_slots = ring, .acc_stripes = 8,
+                                  .barrier_rounds = osc_newrma_barrier_rounds(n, 8),
+                                  .cacheline = LINE, .pagesize = PAGE };
     int ret = osc_newrma_shm_layout(&l, &p);
     CHECK(OMPI_SUCCESS == ret, "n=%d flavor %d: layout failed", n, flavor);
     if (OMPI_SUCCESS != ret) { free(peers); return; }
@@ -114,6 +118,12 @@ static void check_layout(int n, int flavor, bool noncontig, bool no_locks, bool 
     } else {
         CHECK(l.dyn_in_rank == SIZE_MAX, "n=%d: dynamic directory in a %d window", n, flavor);
     }
+    /* the fence's dissemination flags: ceil(log2 n) above the flat
+     * words' 8 ranks, none below; each has its own writer */
+    unsigned int rounds = 0;
+    while (n > 8 && (1 << rounds) < n) ++rounds;
+    CHECK(l.barrier_rounds == rounds, "n=%d: %u fence flags, expected %u", n, l.barrier_rounds, rounds);
+    for (unsigned k = 0; k < l.barrier_rounds; ++k) words[count++] = l.barrier_in_rank + k * LINE;
     words[count++] = l.ring_in_rank;
     check_disjoint_lines(words, count, "rank block", n);
     CHECK(l.ring_in_rank + ring * sizeof(int64_t) <= l.rank_stride, "n=%d: ring outside block", n);
@@ -211,6 +221,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; ++i) peers[i].size = 4096;
             osc_newrma_shm_params_t p = { .nranks = n, .flavor = MPI_WIN_FLAVOR_ALLOCATE, .peers = peers,
                                           .qnodes = 4, .ring_slots = n < 64 ? (unsigned) n : 64, .acc_stripes = 8,
+                                          .barrier_rounds = osc_newrma_barrier_rounds(n, 8),
                                           .cacheline = LINE, .pagesize = PAGE };
             osc_newrma_shm_layout_t l;
             if (OMPI_SUCCESS == osc_newrma_shm_layout(&l, &p)) {
@@ -237,7 +248,8 @@ int main(int argc, char **argv)
                 check_layout(n, flavors[f], opt & 1, opt & 2, opt & 4);
 
     /* O(n) per rank: the control part per rank is the same at 64 and 640
-     * ranks (the post ring is capped) */
+     * ranks (the post ring is capped); only the fence's flags, not given
+     * here, add ceil(log2 n) lines (checked above) */
     osc_newrma_shm_params_t p = { .nranks = 64, .flavor = MPI_WIN_FLAVOR_CREATE, .qnodes = 4, .ring_slots = 64, .acc_stripes = 8,
                                   .cacheline = LINE, .pagesize = PAGE };
     osc_newrma_shm_layout_t a, b;

@@ -17,7 +17,9 @@
  *    tables (/proc/self/pagemap) must hold part of the segment's head
  *    (opal/shmem's header, newrma's header, the window-wide lines, the peer
  *    table) or one of this rank's own lines (its rank block less the
- *    accumulate stripes, which only origins accumulating to it touch);
+ *    accumulate stripes, which only origins accumulating to it touch, and
+ *    the fence flags it signals in other blocks: windows above
+ *    fence_flat_ranks);
  *  - the window's memory, untouched, is not mapped either.
  * Linux maps up to 16 neighbouring pages of a shared file on a read fault
  * (fault-around); newrma write-faults the parts it uses before it reads
@@ -81,6 +83,8 @@ static int window_layout(osc_newrma_shm_layout_t *l)
     unsigned int qnodes = (unsigned) test_cvar_int("osc_newrma_lock_qnodes");
     unsigned int ring = (unsigned) test_cvar_int("osc_newrma_post_ring_slots");
     unsigned int stripes = (unsigned) test_cvar_int("osc_newrma_accumulate_stripes");
+    unsigned int flat = (unsigned) test_cvar_int("osc_newrma_fence_flat_ranks");
+    size_t line = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64;
     for (int i = 0; i < size; ++i) { peers[i].size = PER_RANK; peers[i].disp_unit = 1; }
     ring = ring < 1 ? 1 : ring;
     osc_newrma_shm_params_t p = {
@@ -88,7 +92,9 @@ static int window_layout(osc_newrma_shm_layout_t *l)
         .qnodes = qnodes < 1 ? 1 : qnodes,
         .ring_slots = (unsigned) size < ring ? (unsigned) size : ring,
         .acc_stripes = stripes < 1 ? 1 : stripes,
-        .cacheline = opal_cache_line_size > 0 ? (size_t) opal_cache_line_size : 64,
+        /* the component caps the flat words at a line's worth */
+        .barrier_rounds = osc_newrma_barrier_rounds(size, flat < line / 8 ? flat : (unsigned) (line / 8)),
+        .cacheline = line,
         .pagesize = (size_t) sysconf(_SC_PAGESIZE),
     };
     int ret = osc_newrma_shm_layout(l, &p);
@@ -163,6 +169,11 @@ int main(int argc, char **argv)
         ++present;
         int allowed = overlaps(p, p + page, start, base + l.rank_offset)
                    || overlaps(p, p + page, block, stripes) || overlaps(p, p + page, stripes_end, block + l.rank_stride);
+        for (unsigned k = 0; k < l.barrier_rounds; ++k) {
+            const uintptr_t flag = base + l.rank_offset + (size_t) ((rank + (1 << k)) % size) * l.rank_stride
+                                 + l.barrier_in_rank + k * l.cacheline;
+            allowed = allowed || overlaps(p, p + page, flag, flag + l.cacheline);
+        }
         if (!allowed && 0 != rank) {
             ++foreign;
             CHECK(0, "rank %d of %d: page %lu of the segment is mapped (offset %ld from the base): neither the head "
