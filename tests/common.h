@@ -200,6 +200,33 @@ static inline int test_am_path(int flavor)
     return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
 }
 
+/* Whether MPI_COMM_WORLD spans several nodes (tests/run.sh's node modes).
+ * Open MPI's launcher tells each rank how many of the job's ranks share its
+ * node: fewer than all on one rank means more than one node, and then every
+ * rank sees fewer -- so every rank answers the same without communicating. */
+static inline int test_world_spans_nodes(void)
+{
+    static int spans = -1;
+    if (spans < 0) {
+        const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        spans = NULL != local && atoi(local) < size;
+    }
+    return spans;
+}
+
+/* The flavor after `flavor` in a loop over the flavors of windows on
+ * MPI_COMM_WORLD: allocate_shared is left out when the world spans nodes,
+ * where it cannot exist (newrma declines it with its reason:
+ * tests/shared_spans_nodes.sh). */
+static inline int test_next_flavor(int flavor)
+{
+    ++flavor;
+    if (FLAVOR_SHARED == flavor && test_world_spans_nodes()) ++flavor;
+    return flavor;
+}
+
 static const char *const flavor_names[FLAVOR_COUNT] = { "create", "allocate", "shared", "dynamic" };
 
 /* A window of `bytes` bytes per rank of any flavor.  For dynamic windows the

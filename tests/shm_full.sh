@@ -24,7 +24,9 @@ np=$1; shift
 bin=$(dirname "$0")/bin/shm_full_helper
 errors=0
 
-dir=$(mktemp -d /tmp/newrma-shm-full.XXXXXX) || { echo "shm_full: cannot make a directory"; exit 1; }
+# NEWRMA_MOUNT_DIR: where a mount reaches every rank (tests/run.sh's node
+# modes: the test nodes' shared/ directory), default /tmp
+dir=$(mktemp -d "${NEWRMA_MOUNT_DIR:-/tmp}/newrma-shm-full.XXXXXX") || { echo "shm_full: cannot make a directory"; exit 1; }
 if ! mount -t tmpfs -o size=1m tmpfs "$dir" 2>&1; then
     echo "shm_full: cannot mount a 1 MiB tmpfs on $dir (needs root): nothing tested"
     rmdir "$dir"
