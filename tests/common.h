@@ -183,23 +183,6 @@ static inline unsigned long long test_pvar_close_total(test_pvar_t *pv, unsigned
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
 
-/* Whether a window of `flavor` takes newrma's active-message path in this
- * run: with osc_newrma_force_remote every flavor but allocate_shared, with
- * osc_newrma_force_am create and dynamic (0 with another component, which
- * has no such variables).  Initializes MPI_T on first use. */
-static inline int test_am_path(int flavor)
-{
-    static int remote = -1, force_am = -1;
-    if (remote < 0) {
-        int provided;
-        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-        remote = test_cvar_int("osc_newrma_force_remote");
-        force_am = test_cvar_int("osc_newrma_force_am");
-    }
-    if (remote) return FLAVOR_SHARED != flavor;
-    return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
-}
-
 /* Whether MPI_COMM_WORLD spans several nodes (tests/run.sh's node modes).
  * Open MPI's launcher tells each rank how many of the job's ranks share its
  * node: fewer than all on one rank means more than one node, and then every
@@ -214,6 +197,25 @@ static inline int test_world_spans_nodes(void)
         spans = NULL != local && atoi(local) < size;
     }
     return spans;
+}
+
+/* Whether a window of `flavor` takes newrma's active-message path in this
+ * run, for a window on MPI_COMM_WORLD: with osc_newrma_force_remote, or
+ * when the world spans nodes (a window with a peer off its node works by
+ * active messages), every flavor but allocate_shared; with
+ * osc_newrma_force_am create and dynamic (0 with another component, which
+ * has no such variables).  Initializes MPI_T on first use. */
+static inline int test_am_path(int flavor)
+{
+    static int remote = -1, force_am = -1;
+    if (remote < 0) {
+        int provided;
+        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+        remote = test_cvar_int("osc_newrma_force_remote");
+        force_am = test_cvar_int("osc_newrma_force_am");
+    }
+    if (remote || test_world_spans_nodes()) return FLAVOR_SHARED != flavor;
+    return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
 }
 
 /* The flavor after `flavor` in a loop over the flavors of windows on

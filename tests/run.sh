@@ -40,7 +40,9 @@
 # there too); "np<=N" states a maximum, which the test's header explains, and
 # "np=1,2" an exact list (in a node mode a test its counts exclude is skipped,
 # and counted as skipped); "one-node" marks a test that needs every rank on
-# one node by design (its header says why): skipped in the node modes;
+# one node by design (its header says why): skipped in the node modes, and
+# "per-node>=N" one that needs N ranks on each node there (a node segment to
+# test): skipped in node modes with fewer;
 # "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
 # "links-component" compiles it against the component's own
 # headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
@@ -205,6 +207,7 @@ for file in "${names[@]}"; do
     fi
     one_node=no
     grep -q 'newrma-test:.*one-node' "$src" && one_node=yes
+    per_node_min=$(sed -n 's/.*newrma-test:.*per-node>=\([0-9]*\).*/\1/p' "$src" | head -1)
     # per-test MCA parameters: "newrma-test: ... mca=NAME:VALUE[,NAME:VALUE]"
     test_mca=()
     for kv in $(sed -n 's/.*newrma-test:.*mca=\([^ ]*\).*/\1/p' "$src" | head -1 | tr ',' ' '); do
@@ -218,6 +221,10 @@ for file in "${names[@]}"; do
         n=$(($1 * $2))
         if [ $one_node = yes ]; then
             printf 'SKIP %-24s %-14s np=%s  (needs every rank on one node: see its header)\n' "$name" "$mode" "$n"
+            skipped=$((skipped + 1)); continue
+        fi
+        if [ -n "$per_node_min" ] && [ "$2" -lt "$per_node_min" ]; then
+            printf 'SKIP %-24s %-14s np=%s  (needs %s ranks on a node: see its header)\n' "$name" "$mode" "$n" "$per_node_min"
             skipped=$((skipped + 1)); continue
         fi
         if [ -z "$test_nps" ]; then

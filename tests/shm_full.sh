@@ -16,9 +16,11 @@
 # its osc_base_verbose lines on each rank.  A small window
 # then works, the job exits 0 and nothing is left in the directory.  One
 # process needs no segment (private memory): from 2 ranks.  If no tmpfs can
-# be mounted the test fails: it would prove nothing.
+# be mounted the test fails: it would prove nothing.  Across nodes the same
+# holds per node: 2 ranks on each (with one, every window is either private
+# memory or active messages, and no segment is made).
 #   tests/shm_full.sh NP MPIRUN_ARGS...   (run by tests/run.sh)
-# newrma-test: only-newrma np>=2
+# newrma-test: only-newrma np>=2 per-node>=2
 set -u
 np=$1; shift
 bin=$(dirname "$0")/bin/shm_full_helper
