@@ -205,26 +205,26 @@ node_of() {
     return 1
 }
 
-# CMD in every namespace of node i.  Like ssh, the command is one string for
-# a shell: plm_rsh quotes its orted arguments for that shell.
+# CMD... in every namespace of node i
 in_node() {
     local i=$1; shift
-    exec nsenter --net="/run/netns/newrma-node$i" --uts="$state/node$i/uts" --mount="$state/node$i/mnt" \
-        -- /bin/sh -c "$*"
+    exec nsenter --net="/run/netns/newrma-node$i" --uts="$state/node$i/uts" --mount="$state/node$i/mnt" -- "$@"
 }
 
 cmd_agent() {
     [ $# -ge 2 ] || die "agent HOST CMD..."
     local host=$1 i; shift
     i=$(node_of "$host") || die "agent: $host is not a test node (nodes up: $(node_count))"
-    in_node "$i" "$@"
+    # like ssh, the command is one string for a shell: plm_rsh quotes its
+    # orted arguments for that shell
+    in_node "$i" /bin/sh -c "$*"
 }
 
 cmd_exec() {
     [ $# -ge 2 ] || die "exec NODE CMD..."
     local i=$1; shift
     [ -e "/run/netns/newrma-node$i" ] || die "exec: no node $i"
-    in_node "$i" "$(printf '%q ' "$@")"
+    in_node "$i" "$@"
 }
 
 cmd_shm_dirs() {
