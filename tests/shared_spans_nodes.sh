@@ -22,7 +22,7 @@ np=$1; shift
 bin=$(dirname "$0")/bin/shared_spans_nodes_helper
 errors=0
 reason='MPI_Win_allocate_shared needs every process on one node'
-out=$(timeout -k 5 120 mpirun --oversubscribe -np "$np" "$@" --mca osc_base_verbose 20 "$bin" 2>&1)
+out=$(timeout -k 5 120 mpirun --oversubscribe -np "$np" "$@" --mca osc_base_verbose 40 "$bin" 2>&1)
 rc=$?
 echo "$out"
 if [ "$rc" -ne 0 ] || ! grep -q 'shared_spans_nodes_helper: No Errors' <<< "$out"; then
