@@ -50,6 +50,9 @@
 # run of the 197 entries takes about 4 minutes in either mode (default or
 # minimum; the slowest entries are large_acc_flush_local, ~30 s, and
 # derived_acc_flush_local, ~20 s).  An entry that hangs adds its time limit.
+# The node modes take far longer: across 2 nodes several entries reach their
+# time limit (window_allocation, window_noncontig_allocation,
+# linked_list_bench_lock_all, ...; docs/test-nodes.md).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
