@@ -13,9 +13,14 @@
 #
 #   contrib/mpich-rma-suite.sh [OPTIONS] [TEST...]
 #
-#   --mode MODE             default, minimum, remote, remote-minimum, fifo or
-#                           fifo-minimum: the modes of tests/run.sh
-#                           (contrib/newrma-modes.sh)
+#   --mode MODE             default, minimum, remote, remote-minimum, fifo,
+#                           fifo-minimum, nodes2x2 or nodes2x1: the modes of
+#                           tests/run.sh (contrib/newrma-modes.sh).  The node
+#                           modes run across 2 namespaced nodes of this machine
+#                           (contrib/test-nodes.sh; brought up here and removed
+#                           at the end unless they were up before), ranks
+#                           placed by node, at most 4 (nodes2x2) or 2
+#                           (nodes2x1) ranks
 #   --osc NAME              run under --mca osc NAME instead of newrma
 #   --mca NAME VALUE        extra MCA parameter for every run (repeatable)
 #   --timeout S             per-test time limit unless the test list gives one
@@ -45,6 +50,9 @@
 # run of the 197 entries takes about 4 minutes in either mode (default or
 # minimum; the slowest entries are large_acc_flush_local, ~30 s, and
 # derived_acc_flush_local, ~20 s).  An entry that hangs adds its time limit.
+# The node modes take far longer: across 2 nodes several entries reach their
+# time limit (window_allocation, window_noncontig_allocation,
+# linked_list_bench_lock_all, ...; docs/test-nodes.md).
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,9 +81,15 @@ done
 mode_args=$(newrma_mode_args "$mode") || exit 2
 read -r -a mode_mca <<< "$mode_args"
 [ "$osc" = newrma ] || mode_mca=()
+node_layout=$(newrma_mode_nodes "$mode") || node_layout=
 
 mpich_version=4.0.2
 max_np=4
+shm_dir=/dev/shm
+if [ -n "$node_layout" ]; then
+    read -r nodes per_node <<< "$node_layout"
+    max_np=$((nodes * per_node))
+fi
 exclude_file=$top/contrib/mpich-rma-exclude.txt
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -142,6 +156,18 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # keep the test traffic on this machine
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 mpi_api=$(ompi_info --parsable | sed -n 's/^mpi-api:version:full://p')   # e.g. 3.1.0
+# the node modes: "mpirun" is contrib/test-nodes.sh's (one orted per node,
+# ranks placed by node, $per_node slots each)
+if [ -n "$node_layout" ]; then
+    if ! "$top/contrib/test-nodes.sh" status > /dev/null 2>&1 \
+       || [ "$("$top/contrib/test-nodes.sh" status | wc -l)" -lt "$nodes" ]; then
+        "$top/contrib/test-nodes.sh" up "$nodes" > "$logs/test-nodes.log" 2>&1 \
+            || { cat "$logs/test-nodes.log"; die "could not bring the test nodes up"; }
+        trap '"$top/contrib/test-nodes.sh" down' EXIT
+    fi
+    export PATH=/run/newrma-nodes/bin:$PATH NEWRMA_NODES_PER_NODE=$per_node
+    shm_dir=$("$top/contrib/test-nodes.sh" shm-dirs | head -1)
+fi
 
 # ------------------------------------------------------ 4. the test list
 # Entries "program np key=value..."; @largetest@ entries (1 GiB windows) run
@@ -276,12 +302,13 @@ while read -r name reason; do
 done < "$exclude_file"
 
 # @largetest@ entries (1 GiB windows, one per process): run only with enough
-# free memory and /dev/shm for np GiB plus a GiB to spare.
+# free memory and /dev/shm (a node's, in the node modes) for np GiB plus a
+# GiB to spare.
 large_ok() {
     local np=$1 need_kb avail_kb shm_kb
     need_kb=$(( (np + 1) * 1024 * 1024 ))
     avail_kb=$(sed -n 's/^MemAvailable:[[:space:]]*\([0-9]*\).*/\1/p' /proc/meminfo)
-    shm_kb=$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2 {print $4}')
+    shm_kb=$(df -Pk "$shm_dir" 2>/dev/null | awk 'NR==2 {print $4}')
     [ "${avail_kb:-0}" -ge $need_kb ] && [ "${shm_kb:-0}" -ge $need_kb ]
 }
 

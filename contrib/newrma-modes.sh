@@ -23,7 +23,24 @@
 #   fifo            osc_newrma_force_am: create/dynamic windows on one node
 #                   take the active-message path, over the node-local FIFOs
 #   fifo-minimum    fifo and minimum (FIFOs of 2 cells: constant back-pressure)
+# and the node modes: real (namespaced) nodes on this machine, made by
+# contrib/test-nodes.sh (root; docs/test-nodes.md), mpirun starting one
+# orted per node, ranks placed by node (rank r on node r mod 2 + 1); each
+# has a fixed rank count (newrma_mode_nodes), peers on the other node take
+# the active-message path over UCX tcp on the nodes' bridge, peers on the
+# same node the node paths:
+#   nodes2x2        2 nodes x 2 ranks: ranks 0,2 on node 1, 1,3 on node 2
+#   nodes2x1        2 nodes x 1 rank: every peer on the other node
 newrma_modes="default minimum remote remote-minimum remote-sm fifo fifo-minimum"
+newrma_node_modes="nodes2x2 nodes2x1"
+# "NODES RANKS_PER_NODE" of a node mode; fails for the other modes
+newrma_mode_nodes() {
+    case "$1" in
+        nodes2x2) echo "2 2" ;;
+        nodes2x1) echo "2 1" ;;
+        *) return 1 ;;
+    esac
+}
 newrma_minimum_args="--mca osc_newrma_slots 1 --mca osc_newrma_lock_qnodes 1 --mca osc_newrma_post_ring_slots 1 \
  --mca osc_newrma_op_pool_local 1 --mca osc_newrma_op_pool_global 1 --mca osc_newrma_target_pool_local 1 \
  --mca osc_newrma_target_pool_global 1 --mca osc_newrma_peer_cache 1 --mca osc_newrma_piggyback_threshold 1 \
@@ -39,6 +56,8 @@ newrma_mode_args() {
         remote-sm) echo "--mca osc_newrma_force_remote 1 -x UCX_TLS=sm,self" ;;
         fifo) echo "$newrma_fifo_args" ;;
         fifo-minimum) echo "$newrma_fifo_args $newrma_minimum_args" ;;
-        *) echo "unknown mode $1 (one of: $newrma_modes)" >&2; return 2 ;;
+        # contrib/test-nodes.sh's mpirun gives the placement and transports
+        nodes2x2|nodes2x1) ;;
+        *) echo "unknown mode $1 (one of: $newrma_modes $newrma_node_modes)" >&2; return 2 ;;
     esac
 }

@@ -995,7 +995,7 @@ int main(int argc, char **argv)
         for (int e = 0; e < ELEMS; ++e)
             types[cases[c].type].gen(ELEM(origin, c, e), cases[c].op, ROLE_ORIG, rank, c, e);
 
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor)
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor))
         for (int sync = 0; sync < NSYNC; ++sync)
             if (!skipped(flavor_names[flavor]) && !skipped(sync_names[sync])) sweep(flavor, sync, origin, result);
 

@@ -550,7 +550,7 @@ int main(int argc, char **argv)
     const char *osc = getenv("OMPI_MCA_osc");
     is_newrma = NULL == osc || NULL != strstr(osc, "newrma");
 
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         ewin_t w;
         ewin_open(&w, flavor);
         if (newrma()) {
@@ -563,6 +563,6 @@ int main(int argc, char **argv)
         check_memory(&w);
         ewin_close(&w);
     }
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) mixed_type_errors(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) mixed_type_errors(flavor);
     return test_finalize("acc_errors");
 }

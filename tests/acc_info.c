@@ -283,7 +283,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (only_newrma())
-        for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) reported(flavor);
+        for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) reported(flavor);
     for (int c = 0; c < NCONFIG; ++c) {
         contention(FLAVOR_CREATE, ELEM_INT64, &configs[c]);
         contention(FLAVOR_ALLOCATE, ELEM_LDOUBLE, &configs[c]);

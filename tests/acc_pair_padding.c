@@ -145,7 +145,7 @@ PAIR_TEST(pfloat, float, MPI_FLOAT_INT)
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         p2int_run(flavor);
         pfloat_run(flavor);
         pshort_run(flavor);

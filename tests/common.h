@@ -183,8 +183,26 @@ static inline unsigned long long test_pvar_close_total(test_pvar_t *pv, unsigned
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
 
+/* Whether MPI_COMM_WORLD spans several nodes (tests/run.sh's node modes).
+ * Open MPI's launcher tells each rank how many of the job's ranks share its
+ * node: fewer than all on one rank means more than one node, and then every
+ * rank sees fewer -- so every rank answers the same without communicating. */
+static inline int test_world_spans_nodes(void)
+{
+    static int spans = -1;
+    if (spans < 0) {
+        const char *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+        int size;
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        spans = NULL != local && atoi(local) < size;
+    }
+    return spans;
+}
+
 /* Whether a window of `flavor` takes newrma's active-message path in this
- * run: with osc_newrma_force_remote every flavor but allocate_shared, with
+ * run, for a window on MPI_COMM_WORLD: with osc_newrma_force_remote, or
+ * when the world spans nodes (a window with a peer off its node works by
+ * active messages), every flavor but allocate_shared; with
  * osc_newrma_force_am create and dynamic (0 with another component, which
  * has no such variables).  Initializes MPI_T on first use. */
 static inline int test_am_path(int flavor)
@@ -196,8 +214,19 @@ static inline int test_am_path(int flavor)
         remote = test_cvar_int("osc_newrma_force_remote");
         force_am = test_cvar_int("osc_newrma_force_am");
     }
-    if (remote) return FLAVOR_SHARED != flavor;
+    if (remote || test_world_spans_nodes()) return FLAVOR_SHARED != flavor;
     return force_am && (FLAVOR_CREATE == flavor || FLAVOR_DYNAMIC == flavor);
+}
+
+/* The flavor after `flavor` in a loop over the flavors of windows on
+ * MPI_COMM_WORLD: allocate_shared is left out when the world spans nodes,
+ * where it cannot exist (newrma declines it with its reason:
+ * tests/shared_spans_nodes.sh). */
+static inline int test_next_flavor(int flavor)
+{
+    ++flavor;
+    if (FLAVOR_SHARED == flavor && test_world_spans_nodes()) ++flavor;
+    return flavor;
 }
 
 static const char *const flavor_names[FLAVOR_COUNT] = { "create", "allocate", "shared", "dynamic" };

@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
     make_layouts();
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         pairs(flavor);
         mixed(flavor);
     }

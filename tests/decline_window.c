@@ -16,7 +16,8 @@
  * With every peer treated as remote (osc_newrma_force_remote=1) the same
  * windows take the active-message path, which needs no single-copy access:
  * then they must be served, and work -- and the same with
- * osc_newrma_force_am, where they take that path over the node's FIFOs.
+ * osc_newrma_force_am, where they take that path over the node's FIFOs,
+ * and when the ranks really are on several nodes (tests/run.sh's node modes).
  *
  * newrma-test: only-newrma np>=2 mca=osc_newrma_use_cma:0
  */
@@ -28,9 +29,11 @@ int main(int argc, char **argv)
     int provided;
     test_init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    /* the active-message path serves them: every peer remote, or the
-     * node's FIFOs instead of single-copy (osc_newrma_force_am) */
-    int remote = test_cvar_int("osc_newrma_force_remote") || test_cvar_int("osc_newrma_force_am");
+    /* the active-message path serves them: every peer remote (or some
+     * really on other nodes), or the node's FIFOs instead of single-copy
+     * (osc_newrma_force_am) */
+    int remote = test_cvar_int("osc_newrma_force_remote") || test_cvar_int("osc_newrma_force_am")
+                 || test_world_spans_nodes();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int64_t mem[4] = { 0 };
     MPI_Win win = MPI_WIN_NULL;

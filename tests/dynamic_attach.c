@@ -244,7 +244,7 @@ static void attach_errors(void)
  * allocate_shared too) */
 static void attach_wrong_flavor(void)
 {
-    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; ++flavor) {
+    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; flavor = test_next_flavor(flavor)) {
         test_win_t tw;
         int64_t extra[4];
         test_win_create(&tw, flavor, 8 * sizeof(int64_t), sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD);
@@ -433,7 +433,7 @@ static void detached_in_epoch(void)
  * dynamic windows. */
 static void shared_query_wrong_flavor(void)
 {
-    for (int flavor = FLAVOR_CREATE; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = FLAVOR_CREATE; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         if (FLAVOR_ALLOCATE == flavor || FLAVOR_SHARED == flavor) continue;
         test_win_t tw;
         MPI_Aint qsize = -3;

@@ -690,7 +690,7 @@ int main(int argc, char **argv)
     left = (rank + size - 1) % size;
     leftleft = (left + size - 1) % size;
 
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         rma_outside_epoch(flavor);
         rma_to_target_outside_epoch(flavor);
         unlock_without_lock(flavor);

@@ -20,9 +20,10 @@ bin=$(dirname "$0")/bin/fault_kill_helper
 errors=0
 # segment files whose creator (the pid in osc_newrma.<host>.<pid>.<n>) is
 # gone: what a killed job could leave; files of live processes belong to
-# other jobs running at the same time
+# other jobs running at the same time.  NEWRMA_SHM_DIRS: every node's
+# /dev/shm as seen from here (tests/run.sh's node modes), default /dev/shm
 stale_files() {
-    for f in /dev/shm/osc_newrma.*; do
+    for d in ${NEWRMA_SHM_DIRS:-/dev/shm}; do printf "%s\n" "$d"/osc_newrma.*; done | while read -r f; do
         [ -e "$f" ] || continue
         pid=${f%.*}; pid=${pid##*.}
         kill -0 "$pid" 2> /dev/null || echo "$f"

@@ -656,8 +656,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     make_types();
     make_combos();
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) all_types(flavor);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) all_types(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         counters(flavor, 0);
         counters(flavor, 1);
     }

@@ -172,6 +172,6 @@ static void run(int flavor)
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) run(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) run(flavor);
     return test_finalize("lock_all_flush");
 }

@@ -312,7 +312,7 @@ static void torn_record(int flavor)
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         basic(flavor);
         lost_update(flavor);
         torn_record(flavor);

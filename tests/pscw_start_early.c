@@ -159,7 +159,7 @@ int main(int argc, char **argv)
     MPI_Group_excl(world, 1, &zero, &targets);
     MPI_Group_incl(world, 1, &zero, &origin);
     MPI_Group_incl(world, 1, &one_rank, &one);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) {
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         test_win_t tw;
         test_win_create(&tw, flavor, WORDS * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
         MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);

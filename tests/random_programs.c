@@ -449,6 +449,9 @@ static void run_program(int seed)
     test_win_t tw;
     rng = (uint64_t) seed * 0x2545f4914f6cdd1dull;
     int flavor = flavors[pick(4)];
+    /* across nodes no allocate_shared window exists: the seed's program
+     * runs on an allocate window (the same draws, so the same program) */
+    if (FLAVOR_SHARED == flavor && test_world_spans_nodes()) flavor = FLAVOR_ALLOCATE;
     int epochs = 4 + pick(8);
     memset(model, 0, (size_t) nprocs * (size_t) WIN_ELEMS * sizeof *model);
     errors_before = test_errors;

@@ -456,13 +456,13 @@ int main(int argc, char **argv)
     test_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; ++flavor)
+    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; flavor = test_next_flavor(flavor))
         for (int mode = 0; mode < MODE_COUNT; ++mode) run(flavor, mode);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) signature_mismatch(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) signature_mismatch(flavor);
     /* last, since a component without an overflow check may crash here */
     signal(SIGSEGV, crash_report);
     signal(SIGBUS, crash_report);
-    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; ++flavor) {
+    for (int flavor = FLAVOR_CREATE; flavor <= FLAVOR_SHARED; flavor = test_next_flavor(flavor)) {
         if (size > 1) overflowing_spans(flavor, 1);
         overflowing_spans(flavor, 0);
     }

@@ -24,7 +24,11 @@
 # UCX tcp on loopback), "remote-minimum" (both), "remote-sm" (every peer
 # remote, over UCX's shared-memory transports), "fifo" (osc_newrma_force_am:
 # create/dynamic windows take the active-message path over the node-local
-# FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2 cells).
+# FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2 cells).  The node
+# modes "nodes2x2" and "nodes2x1" (root; not in the default list) run across
+# 2 namespaced nodes of this machine (contrib/test-nodes.sh, brought up here
+# and removed at the end unless they were up before), ranks placed by node,
+# at a fixed count: 4 and 2 ranks, whatever --np says.
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c, or tests/<name>.sh: a script run as
@@ -34,7 +38,12 @@
 # "newrma-test: np>=2" in a test sets its minimum process count (every
 # test holds at any count from its minimum up, so --np "8" or "16" runs it
 # there too); "np<=N" states a maximum, which the test's header explains, and
-# "np=1,2" an exact list; "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
+# "np=1,2" an exact list (in a node mode a test its counts exclude is skipped,
+# and counted as skipped); "one-node" marks a test that needs every rank on
+# one node by design (its header says why): skipped in the node modes, and
+# "per-node>=N" one that needs N ranks on each node there (a node segment to
+# test): skipped in node modes with fewer;
+# "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
 # "links-component" compiles it against the component's own
 # headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
 # behaviour (error classes for work not done yet, windows other components
@@ -56,7 +65,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
-        -h|--help) sed -n '10,43p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 9 && /^#/ { sub(/^# ?/, ""); print; next } NR > 9 { exit }' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
 done
@@ -67,6 +76,15 @@ if [ ${#modes[@]} -eq 0 ]; then
 fi
 for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
 mode_args() { newrma_mode_args "$1"; }
+# the process counts of a mode: a node mode's fixed count, else --np's
+mode_nps() {
+    local layout
+    if layout=$(newrma_mode_nodes "$1"); then
+        set -- $layout; echo $(($1 * $2))
+    else
+        echo "$nps"
+    fi
+}
 
 build=$top/build
 prefix=$build/install
@@ -86,6 +104,29 @@ export OMPI_MCA_mca_base_component_path="$prefix/lib/openmpi:$ompi_pkglibdir"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # keep the test traffic on this machine
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+
+# ---- test nodes for the node modes ---------------------------------------
+nodes_needed=0
+for m in "${modes[@]}"; do
+    layout=$(newrma_mode_nodes "$m") || continue
+    set -- $layout; [ "$1" -gt $nodes_needed ] && nodes_needed=$1
+done
+nodes_made=no
+shm_dirs=/dev/shm
+if [ $nodes_needed -gt 0 ]; then
+    if ! "$top/contrib/test-nodes.sh" status > /dev/null 2>&1 \
+       || [ "$("$top/contrib/test-nodes.sh" status | wc -l)" -lt $nodes_needed ]; then
+        "$top/contrib/test-nodes.sh" up $nodes_needed > "$log/test-nodes.log" 2>&1 || {
+            cat "$log/test-nodes.log"; echo "could not bring the test nodes up"; echo "0 passed, 1 failed"; exit 1; }
+        nodes_made=yes
+        trap '"$top/contrib/test-nodes.sh" down' EXIT
+    fi
+    # each node's /dev/shm, for the check of leftover segment files
+    shm_dirs="/dev/shm $("$top/contrib/test-nodes.sh" shm-dirs | tr '\n' ' ')"
+    # where a test mounts a file system its ranks must see (shm_full.sh)
+    export NEWRMA_MOUNT_DIR=/run/newrma-nodes/shared
+fi
+export NEWRMA_SHM_DIRS=$shm_dirs
 
 # ---- compile the tests -------------------------------------------------
 names=()
@@ -149,23 +190,51 @@ for file in "${names[@]}"; do
     meta_np=$(sed -n 's/.*newrma-test:.*np=\([0-9,]*\).*/\1/p' "$src" | head -1)
     np_min=$(sed -n 's/.*newrma-test:.*np>=\([0-9]*\).*/\1/p' "$src" | head -1)
     np_max=$(sed -n 's/.*newrma-test:.*np<=\([0-9]*\).*/\1/p' "$src" | head -1)
-    test_nps=""
-    for n in $nps; do
-        [ -n "$meta_np" ] && case ",$meta_np," in *",$n,"*) ;; *) continue ;; esac
-        [ -n "$np_min" ] && [ "$n" -lt "$np_min" ] && continue
-        [ -n "$np_max" ] && [ "$n" -gt "$np_max" ] && continue
-        test_nps="$test_nps $n"
-    done
+    # the counts of $1 the test's metadata allows
+    allowed_nps() {
+        local n out=""
+        for n in $1; do
+            [ -n "$meta_np" ] && case ",$meta_np," in *",$n,"*) ;; *) continue ;; esac
+            [ -n "$np_min" ] && [ "$n" -lt "$np_min" ] && continue
+            [ -n "$np_max" ] && [ "$n" -gt "$np_max" ] && continue
+            out="$out $n"
+        done
+        echo "$out"
+    }
     if [ "$osc" != newrma ] && grep -q 'newrma-test:.*only-newrma' "$src"; then
-        for n in $test_nps; do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
+        for n in $(allowed_nps "$nps"); do printf 'SKIP %-28s np=%s (newrma-specific)\n' "$name" "$n"; skipped=$((skipped + 1)); done
         continue
     fi
+    one_node=no
+    grep -q 'newrma-test:.*one-node' "$src" && one_node=yes
+    per_node_min=$(sed -n 's/.*newrma-test:.*per-node>=\([0-9]*\).*/\1/p' "$src" | head -1)
     # per-test MCA parameters: "newrma-test: ... mca=NAME:VALUE[,NAME:VALUE]"
     test_mca=()
     for kv in $(sed -n 's/.*newrma-test:.*mca=\([^ ]*\).*/\1/p' "$src" | head -1 | tr ',' ' '); do
         test_mca+=(--mca "${kv%%:*}" "${kv#*:}")
     done
     for mode in "${modes[@]}"; do
+    test_nps=$(allowed_nps "$(mode_nps "$mode")")
+    path=$PATH
+    if layout=$(newrma_mode_nodes "$mode"); then
+        set -- $layout
+        n=$(($1 * $2))
+        if [ $one_node = yes ]; then
+            printf 'SKIP %-24s %-14s np=%s  (needs every rank on one node: see its header)\n' "$name" "$mode" "$n"
+            skipped=$((skipped + 1)); continue
+        fi
+        if [ -n "$per_node_min" ] && [ "$2" -lt "$per_node_min" ]; then
+            printf 'SKIP %-24s %-14s np=%s  (needs %s ranks on a node: see its header)\n' "$name" "$mode" "$n" "$per_node_min"
+            skipped=$((skipped + 1)); continue
+        fi
+        if [ -z "$test_nps" ]; then
+            printf 'SKIP %-24s %-14s np=%s  (the test does not run at %s ranks)\n' "$name" "$mode" "$n" "$n"
+            skipped=$((skipped + 1)); continue
+        fi
+        # "mpirun" is contrib/test-nodes.sh's, $2 slots per node
+        path=/run/newrma-nodes/bin:$PATH
+        export NEWRMA_NODES_PER_NODE=$2
+    fi
     # a parameter the mode (or the command line) already sets is not repeated:
     # Open MPI rejects one listed twice
     run_mca=()
@@ -179,10 +248,10 @@ for file in "${names[@]}"; do
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
         if [ ${#runner[@]} -gt 0 ]; then
-            timeout -k 5 "$timeout_s" "${runner[@]}" "$n" --mca osc "$osc" $(mode_args "$mode") \
+            PATH=$path timeout -k 5 "$timeout_s" "${runner[@]}" "$n" --mca osc "$osc" $(mode_args "$mode") \
                 "${extra_mca[@]}" "${run_mca[@]}" > "$out" 2>&1
         else
-            timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
+            PATH=$path timeout -k 5 "$timeout_s" mpirun --oversubscribe -np "$n" --mca osc "$osc" $(mode_args "$mode") \
                 "${extra_mca[@]}" "${run_mca[@]}" "$bindir/$name" > "$out" 2>&1
         fi
         rc=$?
@@ -198,9 +267,11 @@ for file in "${names[@]}"; do
     done
     done
 done
-leftover=$(ls /dev/shm 2>/dev/null | grep -c '^osc_newrma' || true)
-if [ "$leftover" -ne 0 ]; then
-    echo "FAIL shared-memory files left in /dev/shm: $leftover"; failed=$((failed + 1))
-fi
+for dir in $shm_dirs; do
+    leftover=$(ls "$dir" 2>/dev/null | grep -c '^osc_newrma' || true)
+    if [ "$leftover" -ne 0 ]; then
+        echo "FAIL shared-memory files left in $dir: $leftover"; failed=$((failed + 1))
+    fi
+done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

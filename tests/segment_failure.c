@@ -14,8 +14,10 @@
  * every rank with an MPI error class -- after a help message saying why --
  * and the job goes on: collectives work, and windows that need no segment
  * file (one process: private memory) are created and used.  With every peer
- * remote (osc_newrma_force_remote) MPI_Win_allocate needs no segment and must
- * succeed instead.
+ * remote (osc_newrma_force_remote, or one rank on each of several nodes)
+ * MPI_Win_allocate needs no segment and must succeed instead; with ranks
+ * that share a node on several nodes it works by active messages whose
+ * packets between those ranks go through a FIFO segment, so it fails.
  *
  * newrma-test: only-newrma np>=2 mca=osc_newrma_backing_directory:/nonexistent/newrma-segments
  */
@@ -29,7 +31,9 @@ int main(int argc, char **argv)
 
     test_init(&argc, &argv);
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    remote = test_cvar_int("osc_newrma_force_remote");
+    const char *node_ranks = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    remote = test_cvar_int("osc_newrma_force_remote")
+             || (test_world_spans_nodes() && NULL != node_ranks && 1 == atoi(node_ranks));
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 

@@ -28,9 +28,10 @@
  * so that rank blocks span pages.
  * The layout comes from osc_newrma_shm_layout() with this run's parameters;
  * the segment's base is found from rank 0's window memory and checked by the
- * header's magic number.
+ * header's magic number.  The window is on MPI_COMM_WORLD, which must be
+ * on one node (across nodes no such window exists).
  *
- * newrma-test: only-newrma links-component np>=2 mca=osc_newrma_accumulate_stripes:64
+ * newrma-test: only-newrma links-component np>=2 mca=osc_newrma_accumulate_stripes:64 one-node
  */
 #include "ompi_config.h"
 #include "ompi/constants.h"

@@ -25,8 +25,10 @@
  *    mode) every window maps a new segment;
  *  - after the last window is freed a process maps at most the one segment it
  *    keeps (none with reuse off).
+ * The windows on MPI_COMM_WORLD need it on one node: across nodes they have
+ * no node segment (active messages) and allocate_shared ones do not exist.
  *
- * newrma-test: only-newrma np>=2
+ * newrma-test: only-newrma np>=2 one-node
  */
 #include "common.h"
 

@@ -20,6 +20,10 @@
  *  - direct loads and stores through the queried pointers, made visible by
  *    MPI_Win_sync + barrier inside a lock_all epoch, or by fences, and mixed
  *    with MPI_Put (which uses the target's own disp_unit).
+ * Every window is on MPI_COMM_WORLD, so every rank must be on one node
+ * (across nodes such a window is declined: tests/shared_spans_nodes.sh).
+ *
+ * newrma-test: one-node
  */
 #include "common.h"
 

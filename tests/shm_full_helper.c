@@ -19,14 +19,18 @@
  * MPI_ERR_NO_MEM on every rank in its osc_base_verbose output.
  * MPI_Win_allocate windows have their memory in the node segment, but for
  * the active-message path (force_remote), which needs no segment.  Then a
- * small window in the same directory is created and used.
+ * small window in the same directory is created and used.  When the ranks
+ * are on several nodes (tests/run.sh's node modes) the allocate_shared
+ * windows are made on each node's communicator: no such window spans nodes.
  * newrma-test: helper
  */
 #include "common.h"
 
+static MPI_Comm shared_comm;   /* MPI_COMM_WORLD, or this node's ranks */
+
 static int allocate(int flavor, MPI_Aint bytes, int64_t **mem, MPI_Win *win)
 {
-    return FLAVOR_SHARED == flavor ? MPI_Win_allocate_shared(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, win)
+    return FLAVOR_SHARED == flavor ? MPI_Win_allocate_shared(bytes, 8, MPI_INFO_NULL, shared_comm, mem, win)
                                    : MPI_Win_allocate(bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD, mem, win);
 }
 
@@ -66,6 +70,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* window creation reports through the communicator's handler */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    shared_comm = MPI_COMM_WORLD;
+    if (test_world_spans_nodes()) {
+        MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared_comm));
+        MPI_Comm_set_errhandler(shared_comm, MPI_ERRORS_RETURN);
+    }
     if (!test_am_path(FLAVOR_ALLOCATE)) {
         too_big_fails(FLAVOR_ALLOCATE, MPI_ERR_WIN, test_rank, size);
     }
@@ -73,11 +82,15 @@ int main(int argc, char **argv)
 
     /* the job goes on, in the same directory */
     MPI_OK(allocate(FLAVOR_SHARED, 64 * sizeof(int64_t), &mem, &win));
-    test_window_goes_on(win, test_rank, size);
+    int shared_rank, shared_size;
+    MPI_Comm_rank(shared_comm, &shared_rank);
+    MPI_Comm_size(shared_comm, &shared_size);
+    test_window_goes_on(win, shared_rank, shared_size);
     if (!test_am_path(FLAVOR_ALLOCATE)) {
         win = MPI_WIN_NULL;
         MPI_OK(allocate(FLAVOR_ALLOCATE, 64 * sizeof(int64_t), &mem, &win));
         test_window_goes_on(win, test_rank, size);
     }
+    if (MPI_COMM_WORLD != shared_comm) MPI_Comm_free(&shared_comm);
     return test_finalize("shm_full_helper");
 }

@@ -370,7 +370,7 @@ int main(int argc, char **argv)
     long rss_warm = -1, ops_warm = 0;
 
     for (long r = 0; r < rounds; ++r) {
-        for (int f = 0; f < FLAVOR_COUNT; ++f) soak_window(f, (int) epochs);
+        for (int f = 0; f < FLAVOR_COUNT; f = test_next_flavor(f)) soak_window(f, (int) epochs);
         if (warmup - 1 == r) {
             MPI_Barrier(MPI_COMM_WORLD);
             rss_warm = test_status_kb("VmRSS");

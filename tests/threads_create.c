@@ -93,7 +93,10 @@ static void *worker(void *arg)
         /* the threads start their flavors at different places: windows of
          * every flavor are created at once */
         for (int k = 0 ; k < FLAVOR_COUNT ; ++k) {
-            one_window(t, round, (k + t + round) % FLAVOR_COUNT);
+            int flavor = (k + t + round) % FLAVOR_COUNT;
+            /* across nodes no allocate_shared window exists (main asked
+             * before the threads started) */
+            if (FLAVOR_SHARED != flavor || !test_world_spans_nodes()) one_window(t, round, flavor);
         }
     }
     return NULL;
@@ -111,6 +114,7 @@ int main(int argc, char **argv)
     for (int t = 0 ; t < THREADS ; ++t) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
     }
+    test_world_spans_nodes();   /* its answer cached before the threads read it */
     for (int t = 0 ; t < THREADS ; ++t) {
         pthread_create(&th[t], NULL, worker, (void *) (intptr_t) t);
     }
