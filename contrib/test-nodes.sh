@@ -269,6 +269,14 @@ cmd_mpirun() {
     # the nodes for one machine (it sees one host), so tcp over nrnet0
     export OMPI_MCA_oob_tcp_if_include=$subnet.0/24 OMPI_MCA_btl_tcp_if_include=$subnet.0/24
     export UCX_TLS=tcp,self UCX_NET_DEVICES=$node_dev
+    # The nodes share this machine's cores, but each orted sees every core
+    # and only its own ranks, so none can tell that the job has more ranks
+    # than cores; what mpirun does by itself on one node, it is told here:
+    # idle waits yield (without it a rank spinning in a wait keeps the peer
+    # whose progress it waits for off the core for a whole time slice).
+    if [ $((n * per_node)) -gt "$(nproc)" ]; then
+        export OMPI_MCA_mpi_yield_when_idle=1
+    fi
     exec nsenter --net="/run/netns/$hub" --uts="$state/head.uts" -- "$(real_mpirun)" "$@"
 }
 

@@ -208,7 +208,7 @@ static void elsewhere_in_mpi(int flavor)
 int main(int argc, char **argv)
 {
     test_init(&argc, &argv);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) run(flavor);
-    for (int flavor = 0; flavor < FLAVOR_COUNT; ++flavor) elsewhere_in_mpi(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) run(flavor);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) elsewhere_in_mpi(flavor);
     return test_finalize("fence_many");
 }
