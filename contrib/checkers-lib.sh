@@ -70,7 +70,7 @@ checker_runs_at() {
 # given twice), one word per line.
 checker_mpirun_args() {
     local mode_args kv
-    mode_args=$(newrma_mode_args "$2") || return 2
+    mode_args=$(newrma_one_node_mode_args "$2") || return 2
     # shellcheck disable=SC2086  # one word per line: split on purpose
     [ -z "$mode_args" ] || printf '%s\n' $mode_args
     for kv in $(sed -n 's/.*newrma-test:.*mca=\([^ ]*\).*/\1/p' "$top/tests/$1.c" | head -1 | tr ',' ' '); do

@@ -61,3 +61,13 @@ newrma_mode_args() {
         *) echo "unknown mode $1 (one of: $newrma_modes $newrma_node_modes)" >&2; return 2 ;;
     esac
 }
+# The mpirun arguments of a mode that runs on this machine as one node: the
+# scripts that start mpirun themselves (checkers, soaks) refuse a node mode
+# instead of running it on one node under its name.
+newrma_one_node_mode_args() {
+    if newrma_mode_nodes "$1" > /dev/null; then
+        echo "mode $1 runs across test nodes: only tests/run.sh and contrib/mpich-rma-suite.sh run it" >&2
+        return 2
+    fi
+    newrma_mode_args "$1"
+}

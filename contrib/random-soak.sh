@@ -21,6 +21,7 @@ shift 2 2>/dev/null || shift $#
 . "$top/contrib/newrma-modes.sh"
 # shellcheck disable=SC2206
 modes=(${@:-$newrma_modes})
+for m in "${modes[@]}"; do newrma_one_node_mode_args "$m" > /dev/null || exit 2; done
 "$top/tests/run.sh" --np 2 --mode default random_programs > /dev/null || { echo "0 passed, 1 failed"; exit 1; }
 ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
 export OMPI_MCA_mca_base_component_path="$top/build/install/lib/openmpi:$ompi_pkglibdir"
@@ -36,7 +37,7 @@ for mode in "${modes[@]}"; do
             out=$log/random.$mode.np$np.$s-$e.log
             # shellcheck disable=SC2046
             NEWRMA_SEEDS=$(seq -s ' ' "$s" "$e") timeout -k 5 600 mpirun --oversubscribe -np "$np" \
-                --mca osc newrma $(newrma_mode_args "$mode") -x NEWRMA_SEEDS "$top/tests/bin/random_programs" \
+                --mca osc newrma $(newrma_one_node_mode_args "$mode") -x NEWRMA_SEEDS "$top/tests/bin/random_programs" \
                 > "$out" 2>&1
             if [ $? -eq 0 ] && grep -q 'No Errors' "$out"; then
                 passed=$((passed + 1))

@@ -24,7 +24,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 modes=()
 while [ $# -gt 0 ] && [ "$1" = --mode ]; do modes+=("$2"); shift 2; done
 [ ${#modes[@]} -gt 0 ] || modes=(minimum remote-minimum)
-for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
+for m in "${modes[@]}"; do newrma_one_node_mode_args "$m" > /dev/null || exit 2; done
 obj=$top/build/asan
 checker_build "$obj" --enable-sanitizers || { echo "build failed (see $obj/build.log)"; exit 1; }
 # shellcheck disable=SC2119  # no names: every test

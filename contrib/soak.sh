@@ -71,13 +71,13 @@ printf '%-8s %-3s %-8s %-10s %7s  %-19s %-19s %10s %9s  %s\n' mode np windows op
     "VmRSS warm (kB)" "VmRSS end (kB)" "B/window" "B/op" "/dev/shm"
 passed=0; failed=0
 for mode in $modes; do
-    newrma_mode_args "$mode" > /dev/null || exit 2
+    newrma_one_node_mode_args "$mode" > /dev/null || exit 2
     for n in $nps; do
         out=$log/soak_ops.np$n.$mode.log
         read -r stale_before _ < <(shm_state 2> /dev/null)
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
-        timeout -k 5 3600 mpirun --oversubscribe -np "$n" --mca osc newrma $(newrma_mode_args "$mode") \
+        timeout -k 5 3600 mpirun --oversubscribe -np "$n" --mca osc newrma $(newrma_one_node_mode_args "$mode") \
             "$top/tests/bin/soak_ops" > "$out" 2>&1
         rc=$?
         secs=$(printf '%.0f' "$(echo "$(date +%s.%N) - $start" | bc)")

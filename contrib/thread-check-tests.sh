@@ -27,7 +27,7 @@ tests=(threads_ops am_progress_thread am_progress_thread_fifo passive_busy_targe
 modes=()
 while [ $# -gt 0 ] && [ "$1" = --mode ]; do modes+=("$2"); shift 2; done
 [ ${#modes[@]} -gt 0 ] || modes=(default remote fifo)
-for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
+for m in "${modes[@]}"; do newrma_one_node_mode_args "$m" > /dev/null || exit 2; done
 [ $# -gt 0 ] || set -- 2 4
 obj=$top/build/tsan
 logs=$obj/logs

@@ -47,7 +47,7 @@ names=()
 for r in "${runs[@]}"; do
     read -r name mode <<< "$r"
     if [ ! -f "$top/tests/$name.c" ] || ! checker_runnable "$name"; then echo "no test program $name"; exit 2; fi
-    newrma_mode_args "$mode" > /dev/null || exit 2
+    newrma_one_node_mode_args "$mode" > /dev/null || exit 2
     names+=("$name")
 done
 # tests/run.sh builds and installs build/install, then compiles the tests
