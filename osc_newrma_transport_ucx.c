@@ -37,6 +37,7 @@
 #include "opal/runtime/opal_progress.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/proc/proc.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #define NEWRMA_UCX_AM_ID 0
 
@@ -304,6 +305,26 @@ static int ucx_arm(int *fd)
 
 static void ucx_fini(void);
 
+/*
+ * With MPI_THREAD_MULTIPLE, leave out the context's own registration cache
+ * (UCX_RCACHE_ENABLE, UCX 1.13 and later) unless the user set it.  That cache
+ * is invalidated from the memory hooks of whichever thread unmaps or
+ * madvises memory, outside the AM lock, and UCX 1.13 aborted there
+ * (rcache.c "UCS_RCACHE_REGION_PUT_FLAG_IN_PGTABLE") while another thread of
+ * the process was sending.  Transports that need registration (InfiniBand)
+ * keep their memory domain's own cache; TCP and shared memory register for
+ * free.
+ */
+static void ucx_config_for_threads(ucp_config_t *config)
+{
+    if (!ompi_mpi_thread_multiple || NULL != getenv("UCX_RCACHE_ENABLE")) {
+        return;
+    }
+    if (UCS_OK == ucp_config_modify(config, "RCACHE_ENABLE", "n")) {
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "MPI_THREAD_MULTIPLE: UCX context without its registration cache");
+    }
+}
+
 static int transport_up(void)
 {
     ucp_params_t params = {
@@ -332,6 +353,7 @@ static int transport_up(void)
     if (UCS_OK != status) {
         return OMPI_ERROR;
     }
+    ucx_config_for_threads(config);
     status = ucp_init(&params, config, &ucx.context);
     ucp_config_release(config);
     if (UCS_OK != status) {
