@@ -145,6 +145,8 @@ struct ompi_osc_newrma_component_t {
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
     uint64_t assist_left;        /* requests MPI_Win_complete left to their targets (MPI_T pvar) */
     uint64_t ucx_rendezvous_received;  /* UCX messages that came by rendezvous (MPI_T pvar) */
+    uint64_t route_node_ops;           /* puts/gets of windows spanning nodes done by the node route (MPI_T pvar) */
+    uint64_t route_am_ops;             /* operations queued on the active-message path (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
     uint64_t relayed_bytes;      /* bytes of our puts/gets relayed through shared slots (MPI_T pvar) */
 };
@@ -455,6 +457,7 @@ struct ompi_osc_newrma_module_t {
     opal_hash_table_t am_origins;        /* target side: origins with work in flight */
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
     struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_transport_fifo.c), or NULL */
+    struct osc_newrma_node_route_t *am_node;   /* node-local peers' memory (osc_newrma_node_route.c), or NULL */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 

@@ -46,6 +46,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
 static void op_construct(osc_newrma_op_t *op)
@@ -985,6 +986,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     }
     opal_list_append(&t->pending, &op->super.super);
     t->npending++;
+    mca_osc_newrma_component.route_am_ops++;
     ret = target_kick(module, t, call->want_request);
     osc_newrma_am_leave();
     return ret;
@@ -995,6 +997,64 @@ static int completed_request(struct ompi_request_t **request)
 {
     *request = &ompi_request_empty;
     return OMPI_SUCCESS;
+}
+
+/* May the node route touch `t`'s memory now?  Yes once the epoch grants
+ * access (its lock, its post; a fence epoch's targets start granted),
+ * waited for where the active-message path waits too.  A lock_all epoch
+ * that holds other locks only tries the lock (it never waits while holding
+ * locks); refused, the operation goes by active messages, and the refusal
+ * is sorted out where the active-message path sorts it out (the next flush
+ * or unlock_all), so that every access of an epoch to a target is made
+ * under one hold of its lock.  AM lock held. */
+static int node_access(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool *granted)
+{
+    int ret = OMPI_SUCCESS;
+
+    t->busy++;       /* progress releases the AM lock */
+    if (NEWRMA_LOCK_CALLED == t->lock_state && !t->denied) {
+        ret = osc_newrma_am_send_lock(module, t);
+    }
+    while (OMPI_SUCCESS == ret && NEWRMA_LOCK_GRANTED != t->lock_state && !t->denied) {
+        osc_newrma_am_progress_once();
+    }
+    t->busy--;
+    *granted = NEWRMA_LOCK_GRANTED == t->lock_state;
+    return ret;
+}
+
+/* A put or get to a peer on this node (the node route): a load/store into
+ * its block of the node's segment.  Complete when it returns, as on the
+ * direct path; the unlock, complete or fence that ends the epoch goes out
+ * after it as a packet (a release).  *done false: not granted now, the
+ * caller queues the operation as an active message. */
+static int node_move(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
+                     const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl, bool *done)
+{
+    ptrdiff_t offset = 0;
+    osc_newrma_target_t *t;
+    char *taddr;
+    int ret = osc_newrma_window_offset(call->disp, peer->disp_unit, peer->size, tl, &offset);
+
+    *done = true;
+    if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
+        return ret;
+    }
+    taddr = module->am_node->base + peer->offset + offset;
+    osc_newrma_am_enter();
+    t = osc_newrma_am_target_get(module, call->target);
+    ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
+    osc_newrma_am_leave();
+    if (OMPI_SUCCESS != ret || !*done) {
+        return ret;
+    }
+    mca_osc_newrma_component.route_node_ops++;
+    if (NEWRMA_PKT_PUT == call->kind) {
+        return osc_newrma_local_copy(taddr, call->target_count, call->target_dt, tl, (void *) call->origin_addr,
+                                     call->origin_count, call->origin_dt, ol);
+    }
+    return osc_newrma_local_copy((void *) call->origin_addr, call->origin_count, call->origin_dt, ol, taddr,
+                                 call->target_count, call->target_dt, tl);
 }
 
 /* put and get */
@@ -1024,6 +1084,16 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
         call->result_dt = call->origin_dt;
     }
     call->has_data = NEWRMA_PKT_PUT == call->kind;
+    if (NULL != module->am_node) {
+        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, call->target);
+        bool done = false;
+        if (NULL != peer) {
+            ret = node_move(module, call, peer, &ol, &tl, &done);
+        }
+        if (done || OMPI_SUCCESS != ret) {
+            return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
+        }
+    }
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
         return ret;

@@ -41,6 +41,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
 typedef struct held_op held_op_t;
@@ -969,14 +970,6 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OPAL_SUCCESS != ret) {
         return ret;
     }
-    if (MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
-        if (size > 0 && 0 != posix_memalign(&module->am_owned, c->cacheline, size)) {
-            module->am_owned = NULL;
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        *base = module->am_owned;
-    }
-    module->am_base = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? NULL : *base;
     module->am_peers = malloc(sizeof(osc_newrma_peer_cache_t) * c->peer_cache);
     if (NULL == module->am_peers) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -992,6 +985,22 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
+    /* allocate windows: the node's memory in one segment where the window
+     * spans nodes and the node has others of it (the node route), else ours */
+    if (MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
+        ret = osc_newrma_node_route_init(module, size, disp_unit, base);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+        if (NULL == module->am_node && size > 0) {
+            if (0 != posix_memalign(&module->am_owned, c->cacheline, size)) {
+                module->am_owned = NULL;
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            *base = module->am_owned;
+        }
+    }
+    module->am_base = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? NULL : *base;
     osc_newrma_am_enter();
     opal_hash_table_set_value_uint32(&c->am_windows, module->am_id, module);
     if (!am_progress_registered) {
@@ -1041,6 +1050,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
     module->am_peers = NULL;
     free(module->am_owned);
     module->am_owned = NULL;
+    osc_newrma_node_route_fini(module);
 }
 
 void osc_newrma_am_fini(void)

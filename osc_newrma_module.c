@@ -64,10 +64,13 @@ static osc_newrma_path_t choose_path(int flavor, bool remote, bool want_am)
 }
 
 /* Every process of the group answers alike (a group with a process on
- * another node has one for everybody). */
+ * another node has one for everybody; pretend nodes, osc_newrma_fifo_node_ranks,
+ * are agreed on first). */
 static bool window_is_remote(struct ompi_communicator_t *comm)
 {
-    return mca_osc_newrma_component.force_remote || ompi_group_have_remote_peers(comm->c_local_group);
+    const ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+
+    return c->force_remote || c->fifo_node_ranks > 0 || ompi_group_have_remote_peers(comm->c_local_group);
 }
 
 /* The MCA values that choose which collectives creation runs

@@ -753,6 +753,13 @@ static int fifo_window_init(ompi_osc_newrma_module_t *module)
     return OMPI_SUCCESS;
 }
 
+struct ompi_communicator_t *osc_newrma_fifo_node_comm(const ompi_osc_newrma_module_t *module)
+{
+    const fifo_t *f = module->am_fifo;
+
+    return NULL != f && NULL != f->window_of ? f->node_comm : NULL;
+}
+
 /* Push out this window's backlog, so that once every process has passed
  * MPI_Win_free's barrier every packet of the window is in a queue. */
 static int fifo_window_quiesce(ompi_osc_newrma_module_t *module)

@@ -108,6 +108,11 @@ OMPI_MODULE_DECLSPEC int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout
 OMPI_MODULE_DECLSPEC void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
                                                        void (*print)(void *ctx, const char *line), void *ctx);
 
+/* A window spanning nodes: its processes on this node (in window-rank
+ * order), when there are others than us; else NULL.  For the node route
+ * (osc_newrma_node_route.c), which must not split the window again. */
+struct ompi_communicator_t *osc_newrma_fifo_node_comm(const struct ompi_osc_newrma_module_t *module);
+
 /* The transport (osc_newrma_transport.h): reaches the window's other
  * processes on this node; send copies the packet into the receiver's queue
  * or the backlog and is done at once; progress runs our own queues first

@@ -211,7 +211,8 @@ static inline int test_am_path(int flavor)
     if (remote < 0) {
         int provided;
         MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-        remote = test_cvar_int("osc_newrma_force_remote");
+        /* pretend nodes (osc_newrma_fifo_node_ranks) span nodes too */
+        remote = test_cvar_int("osc_newrma_force_remote") || test_cvar_int("osc_newrma_fifo_node_ranks") > 0;
         force_am = test_cvar_int("osc_newrma_force_am");
     }
     if (remote || test_world_spans_nodes()) return FLAVOR_SHARED != flavor;

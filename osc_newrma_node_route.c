@@ -1,0 +1,144 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * osc/newrma: the node route of a window spanning nodes (see
+ * osc_newrma_node_route.h and docs/mixed-windows.md).
+ */
+
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_node_route.h"
+#include "osc_newrma_transport_fifo.h"
+
+static size_t align_up(size_t value, size_t alignment)
+{
+    return (value + alignment - 1) / alignment * alignment;
+}
+
+static void route_free(osc_newrma_node_route_t *route)
+{
+    if (route->alone) {
+        free(route->base);
+    } else if (NULL != route->base) {
+        osc_newrma_shm_unmap(&route->mapping);
+    }
+    free(route->ranks);
+    free(route->peers);
+    free(route);
+}
+
+/* Whether every process of the node could go on (memory), agreed. */
+static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
+{
+    int all_ok = 0;
+    int ret = node_comm->c_coll->coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, node_comm,
+                                                node_comm->c_coll->coll_allreduce_module);
+
+    return OMPI_SUCCESS != ret ? ret : all_ok ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
+/* Every block at a cache-line multiple, in node-rank (= window-rank)
+ * order; returns the exact total. */
+static uint64_t route_layout(osc_newrma_node_route_t *route)
+{
+    size_t line = mca_osc_newrma_component.cacheline;
+    uint64_t total = 0;
+
+    for (int i = 0 ; i < route->local_size ; ++i) {
+        route->ranks[i] = route->peers[i].rank;
+        route->peers[i].offset = total;
+        total += align_up(route->peers[i].size, line);
+    }
+    return total;
+}
+
+/* Alone on this node: the route reaches ourselves only, in our own memory
+ * (no segment, no collective). */
+static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t *route,
+                       const osc_newrma_node_peer_t *mine, void **base)
+{
+    route->alone = true;
+    route->local_size = 1;
+    route->ranks = malloc(sizeof(int));
+    route->peers = malloc(sizeof(osc_newrma_node_peer_t));
+    if (NULL == route->ranks || NULL == route->peers
+        || (mine->size > 0
+            && 0 != posix_memalign((void **) &route->base, mca_osc_newrma_component.cacheline, mine->size))) {
+        route->base = NULL;
+        route_free(route);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    route->peers[0] = *mine;
+    route->ranks[0] = mine->rank;
+    module->am_node = route;
+    *base = route->base;
+    return OMPI_SUCCESS;
+}
+
+int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, int disp_unit, void **base)
+{
+    struct ompi_communicator_t *node_comm = osc_newrma_fifo_node_comm(module);
+    osc_newrma_node_route_t *route;
+    osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size };
+    uint64_t total;
+    int ret;
+
+    if (MPI_WIN_FLAVOR_ALLOCATE != module->flavor || mca_osc_newrma_component.force_remote) {
+        return OMPI_SUCCESS;
+    }
+    route = calloc(1, sizeof(*route));
+    if (NULL == route) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (NULL == node_comm) {
+        return route_alone(module, route, &mine, base);
+    }
+    route->local_size = ompi_comm_size(node_comm);
+    route->ranks = malloc(sizeof(int) * (size_t) route->local_size);
+    route->peers = malloc(sizeof(osc_newrma_node_peer_t) * (size_t) route->local_size);
+    ret = node_agree_ok(node_comm, NULL != route->ranks && NULL != route->peers);
+    if (OMPI_SUCCESS == ret) {
+        ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, route->peers, sizeof(mine),
+                                                MPI_BYTE, node_comm, node_comm->c_coll->coll_allgather_module);
+    }
+    if (OMPI_SUCCESS != ret) {
+        route_free(route);
+        return ret;
+    }
+    total = route_layout(route);
+    if (total > 0) {
+        ret = osc_newrma_shm_map(node_comm, total, mca_osc_newrma_component.cacheline, &route->mapping, &route->base,
+                                 NULL, NULL, NULL);
+        if (OMPI_SUCCESS != ret) {
+            route->base = NULL;
+            route_free(route);
+            return ret;
+        }
+    }
+    module->am_node = route;
+    *base = 0 == size ? NULL : route->base + osc_newrma_node_route_peer(route, module->rank)->offset;
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes",
+                   route->local_size - 1, (unsigned long) total);
+    return OMPI_SUCCESS;
+}
+
+void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)
+{
+    if (NULL != module->am_node) {
+        route_free(module->am_node);
+        module->am_node = NULL;
+    }
+}

@@ -1,0 +1,77 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * osc/newrma: the node route of a window spanning nodes (docs/mixed-windows.md).
+ *
+ * An MPI_Win_allocate window whose processes span nodes takes the
+ * active-message path for synchronization, accumulates and remote peers.
+ * Its memory on each node is one segment over the node's processes of the
+ * window (ompi-rfc-fragmented-sm-allocations.txt: one allocation, every
+ * block cache-line aligned, the exact size), so that a put or a get to a
+ * peer on this node is a load/store once the active-message path has the
+ * target's access granted (lock, post or fence).  The node's processes are
+ * found by the FIFO transport's split; this file keeps a table of them (in
+ * window-rank order: a lookup is a binary search over the node, never a
+ * table over the window).
+ */
+
+#ifndef OSC_NEWRMA_NODE_ROUTE_H
+#define OSC_NEWRMA_NODE_ROUTE_H
+
+#include "ompi_config.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "osc_newrma.h"
+#include "osc_newrma_shm.h"
+
+BEGIN_C_DECLS
+
+struct ompi_osc_newrma_module_t;
+
+/* One process of the node: its window rank, memory and disp_unit. */
+typedef struct {
+    int rank;
+    int disp_unit;
+    uint64_t size;
+    uint64_t offset;            /* of its block in the segment */
+} osc_newrma_node_peer_t;
+
+typedef struct osc_newrma_node_route_t {
+    osc_newrma_mapping_t mapping;
+    char *base;                 /* where this process mapped the segment (NULL: no memory on the node) */
+    bool alone;                 /* no other process of the window here: base is our own allocation */
+    int local_size;
+    int *ranks;                 /* window ranks of the node's processes, ascending */
+    osc_newrma_node_peer_t *peers;
+} osc_newrma_node_route_t;
+
+/* For an allocate window of the active-message path (it spans nodes),
+ * unless every peer must look remote (osc_newrma_force_remote): map the
+ * node's window memory (collective over the node's processes of the
+ * window, the FIFO transport's split), or, alone on the node, allocate
+ * ours; set *base to ours and module->am_node.  Otherwise leave both. */
+int osc_newrma_node_route_init(struct ompi_osc_newrma_module_t *module, size_t size, int disp_unit, void **base);
+void osc_newrma_node_route_fini(struct ompi_osc_newrma_module_t *module);
+
+/* The node peer `rank` is, or NULL if it is on another node. */
+static inline const osc_newrma_node_peer_t *osc_newrma_node_route_peer(const osc_newrma_node_route_t *route,
+                                                                        int rank)
+{
+    int index = osc_newrma_rank_index(route->ranks, (size_t) route->local_size, rank);
+
+    return index < 0 ? NULL : &route->peers[index];
+}
+
+END_C_DECLS
+
+#endif /* OSC_NEWRMA_NODE_ROUTE_H */
