@@ -320,8 +320,9 @@ static int component_register(void)
         "header and the 64-byte packet header): packets larger than a cell are sent as fragments",
         OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_GROUP, 1024, &c->fifo_fragment_size);
     register_group_uint("fifo_node_ranks",
-        "Testing: treat each run of this many consecutive ranks of a window as one node, the others "
-        "as remote (FIFOs inside a pretend node, UCX between them); 0: real nodes",
+        "Testing: treat each run of this many consecutive ranks of a window on a node as one node, the others "
+        "as remote, so every window spans nodes (FIFOs and the node route inside a pretend node, UCX "
+        "between them); 0: real nodes",
         OPAL_INFO_LVL_9, 0, &c->fifo_node_ranks);
 
     c->backing_directory = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";

@@ -533,8 +533,8 @@ static bool fifo_any_work(void)
 /* ------------------------------------------------------------------ */
 
 /* Is the window all on this node?  osc_newrma_fifo_node_ranks > 0 pretends
- * nodes of that many consecutive ranks (tests of windows spanning nodes on
- * one machine). */
+ * nodes of that many consecutive ranks of each node (tests of windows
+ * spanning nodes on one machine). */
 static bool window_spans_nodes(const ompi_osc_newrma_module_t *module)
 {
     return mca_osc_newrma_component.fifo_node_ranks > 0
@@ -555,10 +555,12 @@ static int node_comm_init(fifo_t *f, ompi_osc_newrma_module_t *module)
         f->local_size = module->size;
         return OMPI_SUCCESS;
     }
-    if (pretend > 0) {
-        ret = ompi_comm_split(comm, module->rank / (int) pretend, module->rank, &f->node_comm, false);
-    } else {
-        ret = ompi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, module->rank, NULL, &f->node_comm);
+    ret = ompi_comm_split_type(comm, MPI_COMM_TYPE_SHARED, module->rank, NULL, &f->node_comm);
+    if (OMPI_SUCCESS == ret && pretend > 0) {
+        /* pretend nodes inside the real one: never a segment across nodes */
+        struct ompi_communicator_t *real = f->node_comm;
+        ret = ompi_comm_split(real, ompi_comm_rank(real) / (int) pretend, module->rank, &f->node_comm, false);
+        ompi_comm_free(&real);
     }
     if (OMPI_SUCCESS != ret) {
         f->node_comm = NULL;

@@ -12,9 +12,9 @@
  * (docs/mixed-windows.md): puts and gets to peers on this node are loads
  * and stores into the node's segment; the other peers, and every
  * accumulate, take active messages; one synchronization covers both.
- * Nodes are pretend nodes of 2 consecutive ranks (osc_newrma_fifo_node_ranks,
- * which are the real nodes in the nodes2x2 mode), so the window spans nodes
- * from 3 ranks on and is all node route at 2.  The MPI_T counters
+ * Nodes are pretend nodes of 2 consecutive ranks of each real node
+ * (osc_newrma_fifo_node_ranks; in the nodes2x2 mode the real nodes, in
+ * nodes2x1 single ranks), so the window spans nodes whatever the rank count.  The MPI_T counters
  * osc_newrma_route_node_ops and osc_newrma_route_am_ops say which route
  * every operation took: exactly one node-route operation per put or get to
  * a peer of our node, one active message per put or get to the others and
@@ -29,7 +29,7 @@
  *    target with loads after the closing fence;
  *  - PSCW over the whole group: the same, with a get back;
  *  - accumulates: MPI_SUM on one word of every target from everybody, exact.
- * newrma-test: only-newrma np>=2 per-node>=2 mca=osc_newrma_fifo_node_ranks:2
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_fifo_node_ranks:2
  */
 #include "common.h"
 
@@ -40,10 +40,26 @@
 #define W_SLOT 2             /* first slot, one per rank */
 
 static int rank, size, force_remote;
+static int *node_of;         /* each rank's pretend node */
 static test_pvar_t node_ops, am_ops;
 static unsigned long long node_before, am_before;
 
-static int node_local(int target) { return !force_remote && target / PRETEND == rank / PRETEND; }
+static int node_local(int target) { return !force_remote && node_of[target] == node_of[rank]; }
+
+/* Pretend nodes as newrma makes them: PRETEND consecutive ranks of each
+ * real node (named by its lowest rank). */
+static void find_nodes(void)
+{
+    MPI_Comm shared;
+    int local, leader, mine;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    MPI_Comm_rank(shared, &local);
+    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shared);
+    MPI_Comm_free(&shared);
+    mine = leader * size + local / PRETEND;
+    node_of = malloc(sizeof(int) * (size_t) size);
+    MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+}
 
 static int64_t tag(int origin, int round) { return 1000 * (int64_t) (origin + 1) + round; }
 
@@ -91,7 +107,10 @@ static void lock_all_phase(MPI_Win win)
                   (long long) got[o], (long long) tag(o, 1));
     }
     MPI_OK(MPI_Win_unlock_all(win));
+    /* (exact: no exclusive lock meanwhile, so no tried lock is refused --
+     * a refused one sends its put or get as an active message) */
     counters_check("lock_all", 2, 0);
+    MPI_Barrier(MPI_COMM_WORLD);
     free(got);
 }
 
@@ -199,6 +218,7 @@ int main(int argc, char **argv)
     rank = test_rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     force_remote = test_cvar_int("osc_newrma_force_remote");
+    find_nodes();
     CHECK(PRETEND == test_cvar_int("osc_newrma_fifo_node_ranks"), "test run without osc_newrma_fifo_node_ranks=%d",
           PRETEND);
     test_pvar_open(&node_ops, "osc_newrma_route_node_ops");
@@ -219,5 +239,6 @@ int main(int argc, char **argv)
     test_pvar_close(&node_ops);
     test_pvar_close(&am_ops);
     MPI_T_finalize();
+    free(node_of);
     return test_finalize("node_route");
 }
