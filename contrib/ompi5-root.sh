@@ -171,11 +171,12 @@ do_headers() {
         ls openmpi_*.orig.tar.* >/dev/null 2>&1 || apt-get source --download-only -q openmpi >/dev/null 2>&1
         tarball=$(ls openmpi_*.orig.tar.* | head -1)
         top=$(tar -tf "$tarball" | head -1 | cut -d/ -f1)
+        want=
         for h in "$@"; do
-            if [ -e "$inc/$h" ]; then echo "present: $h"; continue; fi
-            tar -xf "$tarball" -C "$out" --strip-components=1 "$top/$h"
-            echo "added: $out/$h"
-        done' sh $missing_headers   # split on purpose: one argument a header
+            if [ -e "$inc/$h" ]; then echo "present: $h"; else want="$want $top/$h"; fi
+        done
+        [ -z "$want" ] || tar -xf "$tarball" -C "$out" --strip-components=1 $want
+        for h in $want; do echo "added: $out/${h#*/}"; done' sh $missing_headers   # split on purpose: one argument a header
     say "headers took $(since "$t"); compile with -isystem /usr/local/include/ompi5-missing"
 }
 
