@@ -38,8 +38,8 @@
 #
 # The root's directory is DIR for make and remove, else $NEWRMA_OMPI5_ROOT,
 # else /var/lib/newrma/trixie.  Inside, the environment is reset (PATH, HOME,
-# TERM, LANG) except for variables named OMPI_*, PRTE_*, PMIX_*, UCX_*,
-# NEWRMA_* and OMPI_MCA_*, which pass through; "exec env VAR=... CMD" sets
+# TERM, LANG) except for variables named OMPI_*, PRTE_*, PMIX_*, UCX_* and
+# NEWRMA_*, which pass through; "exec env VAR=... CMD" sets
 # others.
 #
 # How long it takes (docs/ompi5.md): make downloads about 190 MB from
