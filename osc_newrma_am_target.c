@@ -985,8 +985,9 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    /* allocate windows: the node's memory in one segment where the window
-     * spans nodes and the node has others of it (the node route), else ours */
+    /* allocate windows: the node route's memory (one segment over the
+     * node's processes of the window), or ours when every peer must look
+     * remote (osc_newrma_force_remote) */
     if (MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
         ret = osc_newrma_node_route_init(module, size, disp_unit, base);
         if (OMPI_SUCCESS != ret) {
