@@ -66,6 +66,7 @@
 #include "osc_newrma_shared_copy.h"
 #include "osc_newrma_single_copy.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_stripes.h"
 
 /* ------------------------------------------------------------------ */
 /* accumulate locks                                                    */
@@ -73,32 +74,12 @@
 
 typedef osc_newrma_acc_locks_t acc_locks_t;
 
-/* Test before test-and-set, so waiters spin on their cached copy of the
- * line; the backoff yields the core once spinning gets long (with more
- * ranks than cores the holder may be the one waiting for it).  The test is
- * an atomic load and the release an atomic store (plain instructions on
- * x86): threads of one process contend for the same word, and a plain
- * access racing an atomic one is a data race in C11 that ThreadSanitizer
- * reports (contrib/thread-check-tests.sh). */
-static inline bool stripe_trylock(int32_t *word)
+/* `rank`'s stripe words in the node segment, one line each. */
+static inline osc_newrma_stripes_t acc_stripes(const ompi_osc_newrma_module_t *module, int rank)
 {
-    int32_t expected = 0;
-
-    return 0 == osc_newrma_load_relaxed(word) && osc_newrma_cas_acquire(word, &expected, 1);
-}
-
-static inline void stripe_lock(int32_t *word)
-{
-    unsigned int spins = 0;
-
-    while (!stripe_trylock(word)) {
-        osc_newrma_backoff(&spins);
-    }
-}
-
-static inline void stripe_unlock(int32_t *word)
-{
-    osc_newrma_store_release(word, 0);
+    return (osc_newrma_stripes_t) { .base = (char *) osc_newrma_shm_acc_lock(&module->shm, rank, 0),
+                                    .stride = module->shm.layout.cacheline,
+                                    .stripes = module->shm.layout.acc_stripes };
 }
 
 unsigned int osc_newrma_acc_shift(size_t granularity)
@@ -108,44 +89,14 @@ unsigned int osc_newrma_acc_shift(size_t granularity)
     return (unsigned int) opal_cube_dim(granularity < ((size_t) 1 << 30) ? (int) granularity : 1 << 30);
 }
 
-/* Stripes first .. first + count - 1 modulo stripes, in ascending index
- * order: the wrapped-around part (0 .. first + count - stripes - 1) first,
- * then first .. the last stripe. */
-static void acc_lock_stripes(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
-{
-    unsigned int stripes = module->shm.layout.acc_stripes, end = locks->first + locks->count;
-    int rank = locks->rank;
-
-    for (unsigned int s = 0 ; s + stripes < end ; ++s) {
-        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
-    }
-    for (unsigned int s = locks->first ; s < end && s < stripes ; ++s) {
-        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, s));
-    }
-}
-
 /* The stripes covering bytes [offset, offset + span) of `rank`'s window:
- * stripe (offset >> acc_shift) mod stripes, a power of two (every process
- * computes the same, from values agreed at creation); all of them when the
- * span wraps around. */
+ * every process computes the same, from values agreed at creation. */
 static inline void acc_span(const ompi_osc_newrma_module_t *module, acc_locks_t *locks, int rank, uint64_t offset,
                             size_t span)
 {
-    unsigned int stripes = module->shm.layout.acc_stripes;
-    uint64_t first = offset >> module->acc_shift;
-    uint64_t last = (offset + (span ? span - 1 : 0)) >> module->acc_shift;
-
     locks->rank = rank;
-    locks->first = (unsigned int) first & (stripes - 1);
-    locks->count = 1;
-    if (OPAL_UNLIKELY(first != last)) {
-        if (last - first + 1 >= stripes) {
-            locks->first = 0;
-            locks->count = stripes;
-        } else {
-            locks->count = (unsigned int) (last - first + 1);
-        }
-    }
+    osc_newrma_stripes_span(module->acc_shift, module->shm.layout.acc_stripes, offset, span, &locks->first,
+                            &locks->count);
 }
 
 /* Lock every stripe covering bytes [offset, offset + span) of `rank`'s
@@ -161,22 +112,20 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
     }
     acc_span(module, locks, rank, offset, span);
     if (OPAL_LIKELY(1 == locks->count)) {
-        stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));
+        osc_newrma_stripe_lock(osc_newrma_shm_acc_lock(&module->shm, rank, locks->first));
         return;
     }
-    acc_lock_stripes(module, locks);
+    osc_newrma_stripes_t stripes = acc_stripes(module, rank);
+    osc_newrma_stripes_lock(&stripes, locks->first, locks->count);
 }
 
-/* A release store per stripe: the critical section's loads and stores are
- * done before any lock is seen free.  No full barrier: completion at the
- * target is what flush and unlock guarantee, and they have theirs. */
+/* No full barrier on unlock: completion at the target is what flush and
+ * unlock guarantee, and they have theirs. */
 static inline void acc_unlock(ompi_osc_newrma_module_t *module, const acc_locks_t *locks)
 {
-    unsigned int stripes = module->shm.layout.acc_stripes;
+    osc_newrma_stripes_t stripes = acc_stripes(module, locks->rank);
 
-    for (unsigned int i = 0, s = locks->first ; i < locks->count ; ++i, ++s) {
-        stripe_unlock(osc_newrma_shm_acc_lock(&module->shm, locks->rank, s < stripes ? s : s - stripes));
-    }
+    osc_newrma_stripes_unlock(&stripes, locks->first, locks->count);
 }
 
 /* Byte offset of a mapped target address in `rank`'s window (the stripes'
@@ -260,12 +209,12 @@ static inline void combine_elements(struct ompi_op_t *op, struct ompi_datatype_t
 bool osc_newrma_acc_stripes_trylock(ompi_osc_newrma_module_t *module, uint64_t offset, size_t span,
                                     acc_locks_t *locks)
 {
-    unsigned int stripes = module->shm.layout.acc_stripes, taken;
+    osc_newrma_stripes_t stripes = acc_stripes(module, module->rank);
+    unsigned int taken;
 
     acc_span(module, locks, module->rank, offset, span);
     for (taken = 0 ; taken < locks->count ; ++taken) {
-        unsigned int s = locks->first + taken;
-        if (!stripe_trylock(osc_newrma_shm_acc_lock(&module->shm, module->rank, s < stripes ? s : s - stripes))) {
+        if (!osc_newrma_stripe_trylock(osc_newrma_stripe_word(&stripes, locks->first + taken))) {
             acc_unlock(module, &(acc_locks_t) { .rank = locks->rank, .first = locks->first, .count = taken });
             return false;
         }
