@@ -1057,6 +1057,112 @@ static int node_move(ompi_osc_newrma_module_t *module, const am_call_t *call, co
                                  call->target_count, call->target_dt, tl);
 }
 
+/* Nothing of ours to `t` queued or travelling: an accumulate applied here
+ * now cannot overtake an earlier one still to be applied from a packet
+ * (accumulate_ordering: one origin's accumulates to a location apply in
+ * program order). */
+static bool target_idle(const osc_newrma_target_t *t)
+{
+    return 0 == t->npending && 0 == t->issued && 0 == t->acks_pending && 0 == t->waiting && 0 == t->sending;
+}
+
+/* The node route's admission of an accumulate-family operation: the
+ * target's range, its access granted and nothing of ours to it in flight.
+ * *offset: of the target's bytes in its window.  *done false: the caller
+ * sends the operation as a packet. */
+static int node_acc_admit(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
+                          const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *tl, ptrdiff_t *offset,
+                          bool *done)
+{
+    osc_newrma_target_t *t;
+    int ret = osc_newrma_window_offset(disp, peer->disp_unit, peer->size, tl, offset);
+
+    *done = true;
+    if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
+        return ret;
+    }
+    osc_newrma_am_enter();
+    t = osc_newrma_am_target_get(module, target);
+    ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
+    *done = OMPI_SUCCESS == ret && *done && target_idle(t);
+    osc_newrma_am_leave();
+    if (OMPI_SUCCESS == ret && *done) {
+        mca_osc_newrma_component.route_node_ops++;
+    }
+    return ret;
+}
+
+/* An accumulate or get_accumulate to a peer on this node, applied as the
+ * target's handler applies the packet (osc_newrma_acc_apply_packed, on the
+ * packed origin data and result) under the target's stripes. */
+static int node_accumulate(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
+                           const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl, bool *done)
+{
+    const char *packed = NULL;
+    char *owned = NULL, *result = NULL, *result_owned = NULL;
+    osc_newrma_layout_t rl;
+    unsigned int first, count;
+    ptrdiff_t offset = 0;
+    int ret = node_acc_admit(module, call->target, call->disp, peer, tl, &offset, done);
+
+    if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes) {
+        return ret;
+    }
+    if (call->has_data && ol->contiguous) {
+        packed = (const char *) call->origin_addr + ol->gap;
+    } else if (call->has_data) {
+        packed = owned = malloc(ol->bytes);
+        ret = NULL == owned ? OMPI_ERR_OUT_OF_RESOURCE
+                            : ompi_datatype_sndrcv(call->origin_addr, call->origin_count, call->origin_dt, owned,
+                                                   (int32_t) ol->bytes, &ompi_mpi_packed.dt);
+    }
+    if (OMPI_SUCCESS == ret && NULL != call->result_dt) {
+        osc_newrma_datatype_layout(call->result_dt, call->result_count, &rl);
+        result = rl.contiguous ? (char *) call->result_addr + rl.gap : (result_owned = malloc(tl->bytes));
+        ret = NULL == result ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS == ret) {
+        osc_newrma_node_route_acc_lock(module->am_node, peer, module->acc_shift, (uint64_t) (offset + tl->gap),
+                                       tl->span, &first, &count);
+        ret = osc_newrma_acc_apply_packed(module->am_node->base + peer->offset + offset, call->target_count,
+                                          call->target_dt, packed, tl->bytes, call->op, result);
+        osc_newrma_node_route_acc_unlock(module->am_node, peer, first, count);
+    }
+    if (OMPI_SUCCESS == ret && NULL != result_owned) {
+        ret = ompi_datatype_sndrcv(result_owned, (int32_t) tl->bytes, &ompi_mpi_packed.dt, call->result_addr,
+                                   call->result_count, call->result_dt);
+    }
+    free(owned);
+    free(result_owned);
+    return ret;
+}
+
+/* A compare-and-swap to a peer on this node, as the handler does it. */
+static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call_t *call,
+                                 const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *tl, bool *done)
+{
+    char old[16];          /* the largest type compare-and-swap takes */
+    unsigned int first, count;
+    ptrdiff_t offset = 0;
+    char *taddr;
+    int ret = node_acc_admit(module, call->target, call->disp, peer, tl, &offset, done);
+
+    if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes || tl->bytes > sizeof(old)) {
+        *done = *done && tl->bytes <= sizeof(old);
+        return ret;
+    }
+    taddr = module->am_node->base + peer->offset + offset + tl->gap;
+    osc_newrma_node_route_acc_lock(module->am_node, peer, module->acc_shift, (uint64_t) (offset + tl->gap),
+                                   tl->span, &first, &count);
+    memcpy(old, taddr, tl->bytes);
+    if (0 == memcmp(old, call->compare_addr, tl->bytes)) {
+        memcpy(taddr, call->origin_addr, tl->bytes);
+    }
+    osc_newrma_node_route_acc_unlock(module->am_node, peer, first, count);
+    memcpy(call->result_addr, old, tl->bytes);
+    return OMPI_SUCCESS;
+}
+
 /* put and get */
 static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct ompi_request_t **request)
 {
@@ -1123,19 +1229,29 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
         return ret;
     }
     osc_newrma_datatype_layout(call->target_dt, call->target_count, &tl);
-    ret = check_range(module, call->target, call->disp, &tl);
-    if (OMPI_SUCCESS != ret) {
-        return ret;
-    }
-    if (0 == bytes) {
-        return call->want_request ? completed_request(request) : OMPI_SUCCESS;
-    }
     call->has_data = &ompi_mpi_op_no_op.op != call->op;   /* else only the request travels */
     if (call->has_data) {
         osc_newrma_datatype_layout(call->origin_dt, call->origin_count, &ol);
     }
     if (NULL != call->result_dt) {
         call->kind = NEWRMA_PKT_GET_ACC;
+    }
+    if (NULL != module->am_node && 0 != bytes) {
+        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, call->target);
+        bool done = false;
+        if (NULL != peer) {
+            ret = node_accumulate(module, call, peer, &ol, &tl, &done);
+        }
+        if (done || OMPI_SUCCESS != ret) {
+            return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
+        }
+    }
+    ret = check_range(module, call->target, call->disp, &tl);
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    if (0 == bytes) {
+        return call->want_request ? completed_request(request) : OMPI_SUCCESS;
     }
     return am_queue(module, call, &ol, &tl, request);
 }
@@ -1240,6 +1356,16 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
         return MPI_ERR_TYPE;
     }
     osc_newrma_datatype_layout(dt, 1, &tl);
+    if (NULL != module->am_node) {
+        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, target);
+        bool done = false;
+        if (NULL != peer) {
+            ret = node_compare_and_swap(module, &call, peer, &tl, &done);
+        }
+        if (done || OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
     ret = check_range(module, target, td, &tl);
     return OMPI_SUCCESS != ret ? ret : am_queue(module, &call, &tl, &tl, NULL);
 }

@@ -569,6 +569,32 @@ static void operation_done(ompi_osc_newrma_module_t *module, int origin, origin_
     }
 }
 
+/* On a window with a node route, the accumulate stripes covering an
+ * operation's bytes of our memory: packets are applied under the locks
+ * the node's processes take for their accumulates by loads and stores. */
+typedef struct {
+    unsigned int first, count;
+} node_stripes_t;
+
+static void node_stripes_lock(ompi_osc_newrma_module_t *module, const char *addr, const osc_newrma_layout_t *tl,
+                              node_stripes_t *held)
+{
+    held->count = 0;
+    if (NULL != module->am_node) {
+        osc_newrma_node_route_acc_lock(module->am_node, osc_newrma_node_route_peer(module->am_node, module->rank),
+                                       module->acc_shift, (uint64_t) (addr + tl->gap - module->am_base), tl->span,
+                                       &held->first, &held->count);
+    }
+}
+
+static void node_stripes_unlock(ompi_osc_newrma_module_t *module, const node_stripes_t *held)
+{
+    if (0 != held->count) {
+        osc_newrma_node_route_acc_unlock(module->am_node, osc_newrma_node_route_peer(module->am_node, module->rank),
+                                         held->first, held->count);
+    }
+}
+
 /* The target side of an operation: datatype (described in the payload, or
  * `tcount` contiguous bytes at disp x disp_unit + gap), address, then the
  * operation itself.  Replies carry the old data of fetching operations. */
@@ -582,6 +608,7 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
     osc_newrma_am_hdr_t reply = reply_header(module, NEWRMA_PKT_REPLY, hdr);
     bool fetching = is_fetching(hdr->kind);
     osc_newrma_layout_t tl;
+    node_stripes_t stripes;
     char *addr = NULL, *out = NULL;
     void *out_owned = NULL;
     int ret = OMPI_SUCCESS;
@@ -634,16 +661,20 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
         case NEWRMA_PKT_ACC:
         case NEWRMA_PKT_GET_ACC: {
             ompi_op_t *op = ompi_osc_base_op_create(hdr->op);
+            node_stripes_lock(module, addr, &tl, &stripes);
             ret = osc_newrma_acc_apply_packed(addr, tcount, tdt, len > 0 ? data : NULL, tl.bytes, op, out);
+            node_stripes_unlock(module, &stripes);
             OBJ_RELEASE(op);
             break;
         }
         case NEWRMA_PKT_CAS:
             /* payload: new value, then the value to compare with */
+            node_stripes_lock(module, addr, &tl, &stripes);
             memcpy(out, addr + tl.gap, tl.bytes);
             if (0 == memcmp(out, data + tl.bytes, tl.bytes)) {
                 memcpy(addr + tl.gap, data, tl.bytes);
             }
+            node_stripes_unlock(module, &stripes);
             break;
         default:
             ret = OMPI_ERR_BAD_PARAM;

@@ -15,6 +15,7 @@
 #include "ompi_config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -32,6 +33,7 @@ static void route_free(osc_newrma_node_route_t *route)
 {
     if (route->alone) {
         free(route->base);
+        free(route->stripe_mem);
     } else if (NULL != route->base) {
         osc_newrma_shm_unmap(&route->mapping);
     }
@@ -57,12 +59,15 @@ static uint64_t route_layout(osc_newrma_node_route_t *route)
     size_t line = mca_osc_newrma_component.cacheline;
     uint64_t total = 0;
 
+    route->stripes = 1;
     for (int i = 0 ; i < route->local_size ; ++i) {
         route->ranks[i] = route->peers[i].rank;
         route->peers[i].offset = total;
         total += align_up(route->peers[i].size, line);
+        route->stripes = route->peers[i].stripes > route->stripes ? route->peers[i].stripes : route->stripes;
     }
-    return total;
+    route->stripes_offset = total;
+    return total + (uint64_t) route->local_size * route->stripes * line;
 }
 
 /* Alone on this node: the route reaches ourselves only, in our own memory
@@ -70,11 +75,21 @@ static uint64_t route_layout(osc_newrma_node_route_t *route)
 static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t *route,
                        const osc_newrma_node_peer_t *mine, void **base)
 {
+    size_t line = mca_osc_newrma_component.cacheline;
+
     route->alone = true;
     route->local_size = 1;
+    route->stripes = mine->stripes;
     route->ranks = malloc(sizeof(int));
     route->peers = malloc(sizeof(osc_newrma_node_peer_t));
-    if (NULL == route->ranks || NULL == route->peers
+    /* (stripes even alone: the packet handler and the process's other
+     * threads may accumulate into our memory at once) */
+    if (0 != posix_memalign((void **) &route->stripe_mem, line, route->stripes * line)) {
+        route->stripe_mem = NULL;
+    } else {
+        memset(route->stripe_mem, 0, route->stripes * line);
+    }
+    if (NULL == route->ranks || NULL == route->peers || NULL == route->stripe_mem
         || (mine->size > 0
             && 0 != posix_memalign((void **) &route->base, mca_osc_newrma_component.cacheline, mine->size))) {
         route->base = NULL;
@@ -92,7 +107,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
 {
     struct ompi_communicator_t *node_comm = osc_newrma_fifo_node_comm(module);
     osc_newrma_node_route_t *route;
-    osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size };
+    osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size,
+                                    .stripes = mca_osc_newrma_component.acc_stripes };
     uint64_t total;
     int ret;
 
@@ -118,15 +134,13 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
         route_free(route);
         return ret;
     }
-    total = route_layout(route);
-    if (total > 0) {
-        ret = osc_newrma_shm_map(node_comm, total, mca_osc_newrma_component.cacheline, &route->mapping, &route->base,
-                                 NULL, NULL, NULL);
-        if (OMPI_SUCCESS != ret) {
-            route->base = NULL;
-            route_free(route);
-            return ret;
-        }
+    total = route_layout(route);       /* never 0: the stripes */
+    ret = osc_newrma_shm_map(node_comm, total, mca_osc_newrma_component.cacheline, &route->mapping, &route->base,
+                             NULL, NULL, NULL);
+    if (OMPI_SUCCESS != ret) {
+        route->base = NULL;
+        route_free(route);
+        return ret;
     }
     module->am_node = route;
     *base = 0 == size ? NULL : route->base + osc_newrma_node_route_peer(route, module->rank)->offset;

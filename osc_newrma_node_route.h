@@ -33,6 +33,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_shm.h"
+#include "osc_newrma_stripes.h"
 
 BEGIN_C_DECLS
 
@@ -44,6 +45,7 @@ typedef struct {
     int disp_unit;
     uint64_t size;
     uint64_t offset;            /* of its block in the segment */
+    uint32_t stripes;           /* its osc_newrma_accumulate_stripes (the node takes the largest) */
 } osc_newrma_node_peer_t;
 
 typedef struct osc_newrma_node_route_t {
@@ -53,6 +55,13 @@ typedef struct osc_newrma_node_route_t {
     int local_size;
     int *ranks;                 /* window ranks of the node's processes, ascending */
     osc_newrma_node_peer_t *peers;
+    /* accumulate stripes (osc_newrma_stripes.h): `stripes` lines per node
+     * process after the window blocks (alone: in stripe_mem); the
+     * target's packet handler takes them too, so an accumulate by loads
+     * and stores and one applied from a packet exclude each other */
+    unsigned int stripes;
+    uint64_t stripes_offset;
+    char *stripe_mem;
 } osc_newrma_node_route_t;
 
 /* For an allocate window of the active-message path (it spans nodes),
@@ -70,6 +79,39 @@ static inline const osc_newrma_node_peer_t *osc_newrma_node_route_peer(const osc
     int index = osc_newrma_rank_index(route->ranks, (size_t) route->local_size, rank);
 
     return index < 0 ? NULL : &route->peers[index];
+}
+
+/* The stripe words of node peer `peer`. */
+static inline osc_newrma_stripes_t osc_newrma_node_route_stripes(const osc_newrma_node_route_t *route,
+                                                                 const osc_newrma_node_peer_t *peer)
+{
+    size_t line = mca_osc_newrma_component.cacheline;
+    char *base = route->alone ? route->stripe_mem : route->base + route->stripes_offset;
+
+    return (osc_newrma_stripes_t) { .base = base + (size_t) (peer - route->peers) * route->stripes * line,
+                                    .stride = line, .stripes = route->stripes };
+}
+
+/* Lock (and unlock) the stripes of `peer` covering bytes [offset, offset +
+ * span) of its window; *first and *count say which, for the unlock. */
+static inline void osc_newrma_node_route_acc_lock(const osc_newrma_node_route_t *route,
+                                                  const osc_newrma_node_peer_t *peer, unsigned int shift,
+                                                  uint64_t offset, size_t span, unsigned int *first,
+                                                  unsigned int *count)
+{
+    osc_newrma_stripes_t stripes = osc_newrma_node_route_stripes(route, peer);
+
+    osc_newrma_stripes_span(shift, route->stripes, offset, span, first, count);
+    osc_newrma_stripes_lock(&stripes, *first, *count);
+}
+
+static inline void osc_newrma_node_route_acc_unlock(const osc_newrma_node_route_t *route,
+                                                    const osc_newrma_node_peer_t *peer, unsigned int first,
+                                                    unsigned int count)
+{
+    osc_newrma_stripes_t stripes = osc_newrma_node_route_stripes(route, peer);
+
+    osc_newrma_stripes_unlock(&stripes, first, count);
 }
 
 END_C_DECLS

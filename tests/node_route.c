@@ -9,17 +9,16 @@
  */
 /*
  * The node route of an MPI_Win_allocate window spanning nodes
- * (docs/mixed-windows.md): puts and gets to peers on this node are loads
- * and stores into the node's segment; the other peers, and every
- * accumulate, take active messages; one synchronization covers both.
- * Nodes are pretend nodes of 2 consecutive ranks of each real node
+ * (docs/mixed-windows.md): puts, gets and the accumulate family to peers
+ * on this node are loads and stores into the node's segment; the other
+ * peers take active messages; one synchronization covers both.  Nodes are
+ * pretend nodes of 2 consecutive ranks of each real node
  * (osc_newrma_fifo_node_ranks; in the nodes2x2 mode the real nodes, in
- * nodes2x1 single ranks), so the window spans nodes whatever the rank count.  The MPI_T counters
+ * nodes2x1 single ranks), so the window spans nodes at any rank count.  The MPI_T counters
  * osc_newrma_route_node_ops and osc_newrma_route_am_ops say which route
- * every operation took: exactly one node-route operation per put or get to
- * a peer of our node, one active message per put or get to the others and
- * per accumulate (with osc_newrma_force_remote: every peer remote, no node
- * route at all).
+ * every operation took: exactly one node-route operation per operation to
+ * a peer of our node, one active message per operation to the others
+ * (with osc_newrma_force_remote: every peer remote, no node route at all).
  *  - lock_all: every rank puts its tag into its own slot at every target,
  *    flushes, then (after a barrier) gets every slot of every target;
  *  - exclusive locks: every rank increments a counter at every target K
@@ -28,7 +27,10 @@
  *  - fence: puts into the own slot of every target, read back by each
  *    target with loads after the closing fence;
  *  - PSCW over the whole group: the same, with a get back;
- *  - accumulates: MPI_SUM on one word of every target from everybody, exact.
+ *  - accumulates, fetch_and_op and compare_and_swap increments on the same
+ *    words of every target from everybody (node-local ones by loads and
+ *    stores under the target's stripes, the others applied from packets
+ *    under the same stripes): exact sums and counts.
  * newrma-test: only-newrma np>=2 mca=osc_newrma_fifo_node_ranks:2
  */
 #include "common.h"
@@ -187,23 +189,51 @@ static void pscw_phase(MPI_Win win, const int64_t *base)
     free(got);
 }
 
+/* Accumulates, fetch_and_ops and compare_and_swap increments on the same
+ * words of every target from every rank: by loads and stores from the
+ * target's node, by packets from the others, all atomic with each other. */
 static void accumulate_phase(MPI_Win win, const int64_t *base)
 {
+    int64_t expect_acc = 0;
     counters_start();
     MPI_OK(MPI_Win_lock_all(0, win));
     for (int k = 0; k < K; ++k) {
         for (int t = 0; t < size; ++t) {
-            int64_t one = rank + 1;
+            int64_t one = rank + 1, old = -1;
             MPI_OK(MPI_Accumulate(&one, 1, MPI_INT64_T, t, W_ACC, 1, MPI_INT64_T, MPI_SUM, win));
+            MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, t, W_ACC, MPI_SUM, win));
+            MPI_OK(MPI_Win_flush(t, win));
+            CHECK(old >= 0, "fetch_and_op: old value %lld at target %d", (long long) old, t);
         }
     }
     MPI_OK(MPI_Win_unlock_all(win));
-    /* every accumulate by active messages, to every target */
-    counters_check("accumulate", 0, K * size);
+    /* (exact: no lock is refused here and nothing is in flight to a node
+     * peer when the next operation to it starts) */
+    counters_check("accumulate and fetch_and_op", 2 * K, 0);
     MPI_Barrier(MPI_COMM_WORLD);
+    MPI_OK(MPI_Win_lock_all(0, win));
+    for (int k = 0; k < K; ++k) {
+        for (int t = 0; t < size; ++t) {
+            int64_t seen = 0, old = -1;
+            MPI_OK(MPI_Get(&seen, 1, MPI_INT64_T, t, W_CNT, 1, MPI_INT64_T, win));
+            MPI_OK(MPI_Win_flush(t, win));
+            for (;;) {         /* a compare-and-swap increment */
+                int64_t next = seen + 1;
+                MPI_OK(MPI_Compare_and_swap(&next, &seen, &old, MPI_INT64_T, t, W_CNT, win));
+                MPI_OK(MPI_Win_flush(t, win));
+                if (old == seen) break;
+                seen = old;
+            }
+        }
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int o = 0; o < size; ++o) expect_acc += 2 * K * (o + 1);
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, win));
-    CHECK(base[W_ACC] == (int64_t) K * size * (size + 1) / 2, "accumulate: %lld here, expected %lld",
-          (long long) base[W_ACC], (long long) K * size * (size + 1) / 2);
+    CHECK(base[W_ACC] == expect_acc, "accumulate and fetch_and_op: %lld here, expected %lld", (long long) base[W_ACC],
+          (long long) expect_acc);
+    CHECK(base[W_CNT] == 2LL * K * size, "compare_and_swap: counter %lld, expected %lld (the exclusive phase's %d "
+          "and %d increments)", (long long) base[W_CNT], 2LL * K * size, K * size, K * size);
     MPI_OK(MPI_Win_unlock(rank, win));
 }
 
