@@ -38,8 +38,10 @@
  *    compare-and-swap to lock and a release store to unlock;
  *  - active-message windows (osc_newrma_am_target.c): every operation on
  *    the window's memory is applied by the target's packet handler, which
- *    runs under the component's AM lock -- one at a time.  Those windows
- *    have no direct or single-copy access, so the two schemes never meet.
+ *    runs under the component's AM lock -- one at a time -- and, on an
+ *    allocate window with a node route (osc_newrma_node_route.c), under the
+ *    target's stripes in the node segment, which the node's processes take
+ *    for their accumulates by loads and stores (osc_newrma_am_ops.c).
  *
  * Operations complete before they return, in program order -- except an
  * accumulate without result handed to a target's mailbox, which completes
