@@ -145,7 +145,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t assist_withdrawn;   /* requests no target took in time (MPI_T pvar) */
     uint64_t assist_left;        /* requests MPI_Win_complete left to their targets (MPI_T pvar) */
     uint64_t ucx_rendezvous_received;  /* UCX messages that came by rendezvous (MPI_T pvar) */
-    uint64_t route_node_ops;           /* puts/gets of windows spanning nodes done by the node route (MPI_T pvar) */
+    uint64_t route_node_ops;           /* operations of windows spanning nodes done by the node route (MPI_T pvar) */
     uint64_t route_am_ops;             /* operations queued on the active-message path (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
     uint64_t relayed_bytes;      /* bytes of our puts/gets relayed through shared slots (MPI_T pvar) */

@@ -158,7 +158,7 @@ static void register_path_counters(mca_base_component_t *version)
         { "ucx_rendezvous_received", "UCX active messages this process received by rendezvous (the "
           "others came eagerly; see osc_newrma_ucx_eager_limit)",
           offsetof(ompi_osc_newrma_component_t, ucx_rendezvous_received) },
-        { "route_node_ops", "Puts and gets of this process that the node route did as loads and stores: "
+        { "route_node_ops", "Operations of this process that the node route did as loads and stores: "
           "MPI_Win_allocate windows spanning nodes, to peers on this node",
           offsetof(ompi_osc_newrma_component_t, route_node_ops) },
         { "route_am_ops", "Operations of this process that went by active messages (windows spanning nodes, "
