@@ -987,6 +987,37 @@ void osc_newrma_am_receive(const void *header, size_t header_len, void *data, si
 
 static bool am_progress_registered;
 
+/* Allocate windows: the node route's memory (one segment over the node's
+ * processes of the window), or ours when every peer must look remote
+ * (osc_newrma_force_remote). */
+static int window_memory_init(ompi_osc_newrma_module_t *module, size_t size, int disp_unit, void **base)
+{
+    int ret = osc_newrma_node_route_init(module, size, disp_unit, base);
+
+    if (OMPI_SUCCESS == ret && NULL == module->am_node && size > 0) {
+        if (0 != posix_memalign(&module->am_owned, mca_osc_newrma_component.cacheline, size)) {
+            module->am_owned = NULL;
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        *base = module->am_owned;
+    }
+    return ret;
+}
+
+/* Collective: our own failure, or OMPI_ERR_OUT_OF_RESOURCE where another
+ * process of the window failed (its segment or memory). */
+static int window_agree_success(ompi_osc_newrma_module_t *module, int ret)
+{
+    int ok = OMPI_SUCCESS == ret, all_ok = 0;
+    int r = module->comm->c_coll->coll_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, module->comm,
+                                                 module->comm->c_coll->coll_allreduce_module);
+
+    if (OMPI_SUCCESS != ret) {
+        return ret;
+    }
+    return OMPI_SUCCESS != r ? r : all_ok ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, size_t size, int disp_unit)
 {
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
@@ -1013,24 +1044,14 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
         return ret;
     }
     ret = osc_newrma_transports_window_init(module);
+    if (OMPI_SUCCESS == ret && MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
+        ret = window_memory_init(module, size, disp_unit, base);
+    }
+    /* a node's segments fail alike on the node, but not on the other
+     * nodes: every process of the window fails if one does */
+    ret = window_agree_success(module, ret);
     if (OMPI_SUCCESS != ret) {
         return ret;
-    }
-    /* allocate windows: the node route's memory (one segment over the
-     * node's processes of the window), or ours when every peer must look
-     * remote (osc_newrma_force_remote) */
-    if (MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
-        ret = osc_newrma_node_route_init(module, size, disp_unit, base);
-        if (OMPI_SUCCESS != ret) {
-            return ret;
-        }
-        if (NULL == module->am_node && size > 0) {
-            if (0 != posix_memalign(&module->am_owned, c->cacheline, size)) {
-                module->am_owned = NULL;
-                return OMPI_ERR_OUT_OF_RESOURCE;
-            }
-            *base = module->am_owned;
-        }
     }
     module->am_base = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? NULL : *base;
     osc_newrma_am_enter();
