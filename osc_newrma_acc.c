@@ -118,7 +118,7 @@ static inline void acc_lock(ompi_osc_newrma_module_t *module, acc_locks_t *locks
         return;
     }
     osc_newrma_stripes_t stripes = acc_stripes(module, rank);
-    osc_newrma_stripes_lock(&stripes, locks->first, locks->count);
+    osc_newrma_stripes_lock(&stripes, locks->first, locks->count, osc_newrma_stripe_lock);
 }
 
 /* No full barrier on unlock: completion at the target is what flush and

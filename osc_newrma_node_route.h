@@ -102,7 +102,7 @@ static inline void osc_newrma_node_route_acc_lock(const osc_newrma_node_route_t 
     osc_newrma_stripes_t stripes = osc_newrma_node_route_stripes(route, peer);
 
     osc_newrma_stripes_span(shift, route->stripes, offset, span, first, count);
-    osc_newrma_stripes_lock(&stripes, *first, *count);
+    osc_newrma_stripes_lock(&stripes, *first, *count, osc_newrma_stripe_lock_quiet);
 }
 
 static inline void osc_newrma_node_route_acc_unlock(const osc_newrma_node_route_t *route,

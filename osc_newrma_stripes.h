@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
 
 #include "osc_newrma_atomic.h"
 #include "osc_newrma_wait.h"
@@ -60,6 +61,21 @@ static inline void osc_newrma_stripe_lock(int32_t *word)
     }
 }
 
+/* Without progress while waiting: the node route's stripes, which packet
+ * handlers take too -- a process that ran its handlers while holding or
+ * waiting for stripes could wait for itself.  Nobody holding stripes
+ * waits for anything else, so a spin (yielding once it gets long) ends. */
+static inline void osc_newrma_stripe_lock_quiet(int32_t *word)
+{
+    unsigned int spins = 0;
+
+    while (!osc_newrma_stripe_trylock(word)) {
+        if (!osc_newrma_busy_spin(&spins)) {
+            sched_yield();
+        }
+    }
+}
+
 /* A release store: the critical section's loads and stores are done
  * before the lock is seen free. */
 static inline void osc_newrma_stripe_unlock(int32_t *word)
@@ -90,15 +106,16 @@ static inline void osc_newrma_stripes_span(unsigned int shift, unsigned int stri
 /* Stripes first .. first + count - 1 modulo stripes, in ascending index
  * order: the wrapped-around part (0 .. first + count - stripes - 1) first,
  * then first .. the last stripe. */
-static inline void osc_newrma_stripes_lock(const osc_newrma_stripes_t *s, unsigned int first, unsigned int count)
+static inline void osc_newrma_stripes_lock(const osc_newrma_stripes_t *s, unsigned int first, unsigned int count,
+                                           void (*lock)(int32_t *word))
 {
     unsigned int end = first + count;
 
     for (unsigned int i = 0 ; i + s->stripes < end ; ++i) {
-        osc_newrma_stripe_lock(osc_newrma_stripe_word(s, i));
+        lock(osc_newrma_stripe_word(s, i));
     }
     for (unsigned int i = first ; i < end && i < s->stripes ; ++i) {
-        osc_newrma_stripe_lock(osc_newrma_stripe_word(s, i));
+        lock(osc_newrma_stripe_word(s, i));
     }
 }
 
