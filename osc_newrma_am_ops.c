@@ -1139,9 +1139,11 @@ static int node_accumulate(ompi_osc_newrma_module_t *module, const am_call_t *ca
 
 /* A compare-and-swap to a peer on this node, as the handler does it. */
 static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call_t *call,
-                                 const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *tl, bool *done)
+                                 const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *ol,
+                                 const osc_newrma_layout_t *tl, bool *done)
 {
     char old[16];          /* the largest type compare-and-swap takes */
+    (void) ol;
     unsigned int first, count;
     ptrdiff_t offset = 0;
     char *taddr;
@@ -1161,6 +1163,25 @@ static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call
     osc_newrma_node_route_acc_unlock(module->am_node, peer, first, count);
     memcpy(call->result_addr, old, tl->bytes);
     return OMPI_SUCCESS;
+}
+
+typedef int (*node_op_t)(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
+                         const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl, bool *done);
+
+/* The node route first when the target is a peer on this node: true when
+ * it did the operation, or failed (*ret); false: the caller sends it. */
+static bool by_node_route(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_layout_t *ol,
+                          const osc_newrma_layout_t *tl, node_op_t node_op, int *ret)
+{
+    const osc_newrma_node_peer_t *peer;
+    bool done = false;
+
+    *ret = OMPI_SUCCESS;
+    if (NULL == module->am_node || NULL == (peer = osc_newrma_node_route_peer(module->am_node, call->target))) {
+        return false;
+    }
+    *ret = node_op(module, call, peer, ol, tl, &done);
+    return done || OMPI_SUCCESS != *ret;
 }
 
 /* put and get */
@@ -1190,15 +1211,8 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
         call->result_dt = call->origin_dt;
     }
     call->has_data = NEWRMA_PKT_PUT == call->kind;
-    if (NULL != module->am_node) {
-        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, call->target);
-        bool done = false;
-        if (NULL != peer) {
-            ret = node_move(module, call, peer, &ol, &tl, &done);
-        }
-        if (done || OMPI_SUCCESS != ret) {
-            return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
-        }
+    if (by_node_route(module, call, &ol, &tl, node_move, &ret)) {
+        return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
     }
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
@@ -1236,15 +1250,8 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
     if (NULL != call->result_dt) {
         call->kind = NEWRMA_PKT_GET_ACC;
     }
-    if (NULL != module->am_node && 0 != bytes) {
-        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, call->target);
-        bool done = false;
-        if (NULL != peer) {
-            ret = node_accumulate(module, call, peer, &ol, &tl, &done);
-        }
-        if (done || OMPI_SUCCESS != ret) {
-            return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
-        }
+    if (0 != bytes && by_node_route(module, call, &ol, &tl, node_accumulate, &ret)) {
+        return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
     }
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
@@ -1356,15 +1363,8 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
         return MPI_ERR_TYPE;
     }
     osc_newrma_datatype_layout(dt, 1, &tl);
-    if (NULL != module->am_node) {
-        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, target);
-        bool done = false;
-        if (NULL != peer) {
-            ret = node_compare_and_swap(module, &call, peer, &tl, &done);
-        }
-        if (done || OMPI_SUCCESS != ret) {
-            return ret;
-        }
+    if (by_node_route(module, &call, &tl, &tl, node_compare_and_swap, &ret)) {
+        return ret;
     }
     ret = check_range(module, target, td, &tl);
     return OMPI_SUCCESS != ret ? ret : am_queue(module, &call, &tl, &tl, NULL);
