@@ -10,6 +10,7 @@
 # Build osc/newrma out of tree and install it under PREFIX (default:
 # build/install).  Re-running only rebuilds what changed.
 #   contrib/build.sh [PREFIX] [extra configure arguments...]
+# NEWRMA_MAKE_JOBS: parallel make jobs (default 2).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-$top/build/install}
@@ -25,6 +26,6 @@ if [ ! -f "$obj/Makefile" ] || [ "$top/configure" -nt "$obj/Makefile" ] \
     (cd "$obj" && "$top/configure" --prefix="$prefix" "$@")
     make -C "$obj" clean   # new flags: rebuild every object
 fi
-make -C "$obj" -j2
+make -C "$obj" -j"${NEWRMA_MAKE_JOBS:-2}"
 make -C "$obj" install
 echo "installed: $prefix/lib/openmpi/mca_osc_newrma.so"
