@@ -20,8 +20,6 @@
  *    segment's memory (4.1: opal_shmem_seg_hdr_t; 5.0 segments have none);
  *  - osc_newrma_info_str_t: the characters info-subscriber callbacks take
  *    and return (5.0: const char);
- *  - osc_newrma_info_value_to_bool: MPI's interpretation of a boolean info
- *    value (4.1: opal_info_value_to_bool; 5.0: opal_cstring_to_bool);
  *  - osc_newrma_info_forget_original: 4.1's opal_infosubscribe_subscribe
  *    keeps the user's string of a subscribed key as "__IN_<key>", which
  *    MPI_Win_get_info reports in preference to the value in effect: it is
@@ -43,7 +41,6 @@
 
 #if OMPI_MAJOR_VERSION >= 5
 
-#include "opal/class/opal_cstring.h"
 #include "opal/mca/threads/mutex.h"
 #include "opal/mca/threads/threads.h"
 
@@ -51,21 +48,6 @@
 #define OSC_NEWRMA_SHMEM_HDR_SIZE ((size_t) 0)
 
 typedef const char osc_newrma_info_str_t;
-
-static inline int osc_newrma_info_value_to_bool(const char *value, bool *parsed)
-{
-    /* ompi_info_value_to_bool is declared in 5.0's ompi/info/info.h but
-     * defined nowhere */
-    opal_cstring_t *string = opal_cstring_create(value);
-    int ret;
-
-    if (NULL == string) {
-        return OPAL_ERR_OUT_OF_RESOURCE;
-    }
-    ret = opal_cstring_to_bool(string, parsed);
-    OBJ_RELEASE(string);
-    return ret;
-}
 
 static inline void osc_newrma_info_forget_original(opal_info_t *info, const char *key)
 {
@@ -82,12 +64,6 @@ static inline void osc_newrma_info_forget_original(opal_info_t *info, const char
 #define OSC_NEWRMA_SHMEM_HDR_SIZE sizeof(opal_shmem_seg_hdr_t)
 
 typedef char osc_newrma_info_str_t;
-
-static inline int osc_newrma_info_value_to_bool(const char *value, bool *parsed)
-{
-    /* reads the string only */
-    return opal_info_value_to_bool((char *) value, parsed);
-}
 
 static inline void osc_newrma_info_forget_original(opal_info_t *info, const char *key)
 {

@@ -40,12 +40,33 @@ static osc_newrma_info_str_t *bool_string(bool value)
     return value ? "true" : "false";
 }
 
+/* A boolean value as Open MPI 4.1's opal_info_value_to_bool reads it:
+ * "true", "false" or an integer (nonzero: true), on every Open MPI version
+ * (5.0 has no such function, and its opal_cstring_to_bool also takes "yes"
+ * and "no"). */
+static bool parse_bool(const char *value, bool *parsed)
+{
+    char *end = NULL;
+    long number;
+
+    if (0 == strcmp(value, "true") || 0 == strcmp(value, "false")) {
+        *parsed = 't' == value[0];
+        return true;
+    }
+    number = strtol(value, &end, 10);
+    if (end == value || '\0' != *end) {
+        return false;
+    }
+    *parsed = 0 != number;
+    return true;
+}
+
 /* Parse a boolean; keep `*field` when the value is malformed. */
 static osc_newrma_info_str_t *update_bool(bool *field, const char *value)
 {
     bool parsed;
 
-    if (NULL != value && OPAL_SUCCESS == osc_newrma_info_value_to_bool(value, &parsed)) {
+    if (NULL != value && parse_bool(value, &parsed)) {
         *field = parsed;
     }
     return bool_string(*field);
