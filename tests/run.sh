@@ -93,6 +93,7 @@ build=${NEWRMA_BUILD_DIR:-$top/build}
 prefix=$build/install
 bindir=$top/tests/bin
 [ -n "${NEWRMA_BUILD_DIR:-}" ] && bindir=$build/tests-bin
+export NEWRMA_TEST_BINDIR=$bindir   # where the tests/*.sh find their helpers
 log=$build/test-logs
 mkdir -p "$build" "$bindir" "$log"
 
