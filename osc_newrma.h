@@ -27,7 +27,6 @@
 #include "opal/class/opal_hash_table.h"
 #include "opal/class/opal_list.h"
 #include "opal/mca/shmem/shmem.h"
-#include "opal/threads/mutex.h"
 #include "opal/util/output.h"
 
 #include "ompi/communicator/communicator.h"
@@ -37,6 +36,7 @@
 #include "ompi/mca/osc/base/base.h"
 #include "ompi/win/win.h"
 
+#include "osc_newrma_compat.h"
 #include "osc_newrma_shm.h"
 #include "osc_newrma_wait.h"
 #include "osc_newrma_dynamic.h"
@@ -138,6 +138,8 @@ struct ompi_osc_newrma_component_t {
     opal_free_list_t ops;        /* global pool of operation elements */
     unsigned int targets_in_use; /* target elements taken from the global pool */
     opal_hash_table_t am_windows;   /* window id -> module, for incoming packets */
+    uint32_t next_window_id;     /* no window id below it was agreed on by this process since the
+                                  * last wrap (osc_newrma_am_window_id_agree) */
     unsigned int am_turns;       /* turns of progress taken (osc_newrma_am_progress_once): tells
                                   * an entry point whether it polled (osc_newrma_am_call_leave) */
     uint64_t packets_sent[16];   /* per osc_newrma_pkt_kind_t (MPI_T pvar) */
@@ -438,7 +440,8 @@ struct ompi_osc_newrma_module_t {
     opal_mutex_t grant_lock;             /* one thread awaits a started epoch's posts */
 
     /* active-message path (osc_newrma_am_*.c), all under the AM lock */
-    uint32_t am_id;                      /* window id in packets */
+    uint32_t am_id;                      /* window id in packets, agreed at creation */
+    bool am_registered;                  /* am_id is this window's in the component's am_windows */
     char *am_base;                       /* this process's window memory */
     void *am_owned;                      /* ... when the window allocated it */
     uint64_t am_size;

@@ -86,7 +86,7 @@ typedef struct {
     uint8_t flags;               /* NEWRMA_PF_* */
     uint16_t op;                 /* accumulate op (Fortran index) */
     int32_t sender;              /* sender's rank in the window */
-    uint32_t win;                /* window id: the window communicator's context id */
+    uint32_t win;                /* window id, agreed at creation (osc_newrma_am_window_id_agree) */
     uint32_t count;              /* with a SYNC flag: operations of the segment, this one included */
     int64_t disp;                /* target displacement (INFO_REPLY: disp_unit) */
     int64_t gap;                 /* contiguous target: first byte after disp x disp_unit;
@@ -161,6 +161,16 @@ static inline void osc_newrma_am_leave(void) { opal_mutex_unlock(&mca_osc_newrma
 /* window life cycle (osc_newrma_am_target.c) */
 int osc_newrma_am_window_init(struct ompi_osc_newrma_module_t *module, void **base, size_t size,
                               int disp_unit);
+/* Window ids name a window in packets.  Each process proposes the lowest id
+ * not below its next_window_id that none of its windows holds
+ * (osc_newrma_am_window_id_propose); creation takes the largest proposal
+ * (a collective of the caller's) and osc_newrma_am_window_id_agree makes it
+ * the window's on every process, or agrees on another where a window that
+ * another thread created meanwhile took it on some process.  Collective over
+ * module->comm; every process has the window registered for incoming
+ * packets on return, so it is also creation's closing barrier. */
+uint32_t osc_newrma_am_window_id_propose(void);
+int osc_newrma_am_window_id_agree(struct ompi_osc_newrma_module_t *module, uint32_t id);
 /* Before the barrier of MPI_Win_free: every packet this process holds for
  * the window handed over (AM lock not held). */
 int osc_newrma_am_window_quiesce(struct ompi_osc_newrma_module_t *module);

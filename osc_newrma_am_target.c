@@ -35,7 +35,6 @@
 #include "ompi/op/op.h"
 #include "ompi/proc/proc.h"
 #include "opal/runtime/opal_progress.h"
-#include "opal/threads/threads.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
@@ -1023,7 +1022,6 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
     int ret;
 
-    module->am_id = module->comm->c_contextid;
     module->am_size = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? 0 : size;
     module->am_disp_unit = disp_unit;
     OBJ_CONSTRUCT(&module->am_lock_waiters, opal_list_t);
@@ -1055,7 +1053,6 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     }
     module->am_base = MPI_WIN_FLAVOR_DYNAMIC == module->flavor ? NULL : *base;
     osc_newrma_am_enter();
-    opal_hash_table_set_value_uint32(&c->am_windows, module->am_id, module);
     if (!am_progress_registered) {
         opal_progress_register(am_progress);
         am_progress_registered = true;
@@ -1067,6 +1064,87 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
      * agrees without asking: either the window is all on one node (each
      * rank's FIFOs reach every peer) or it spans nodes (nobody's do) */
     return osc_newrma_transports_window_connect(module);
+}
+
+/* Window ids (osc_newrma_am.h).  The id must be unique among this process's
+ * live windows: a packet names its window by it alone.  The largest
+ * proposal is not below any process's next_window_id, so it is free on
+ * every process unless another thread of one of them created a window
+ * meanwhile (MPI_THREAD_MULTIPLE, another communicator) that took the same
+ * id: that process cannot register it, every process hears so in the
+ * reduction, releases it and they agree on a larger one (each process that
+ * saw the id has moved its next_window_id past it).  The first reduction is
+ * all it takes otherwise. */
+uint32_t osc_newrma_am_window_id_propose(void)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    uint32_t id;
+    void *held;
+
+    osc_newrma_am_enter();
+    id = c->next_window_id;
+    while (OPAL_SUCCESS == opal_hash_table_get_value_uint32(&c->am_windows, id, &held)) {
+        ++id;
+    }
+    osc_newrma_am_leave();
+    return id;
+}
+
+/* Take `id` for the window unless a live window of this process holds it. */
+static bool window_id_claim(ompi_osc_newrma_module_t *module, uint32_t id)
+{
+    ompi_osc_newrma_component_t *c = &mca_osc_newrma_component;
+    void *held;
+    bool free_here;
+
+    osc_newrma_am_enter();
+    /* ids agreed on from here on are larger (modulo 2^32) */
+    if ((int32_t) (id + 1 - c->next_window_id) > 0) {
+        c->next_window_id = id + 1;
+    }
+    free_here = OPAL_SUCCESS != opal_hash_table_get_value_uint32(&c->am_windows, id, &held);
+    if (free_here) {
+        opal_hash_table_set_value_uint32(&c->am_windows, id, module);
+        module->am_id = id;
+        module->am_registered = true;
+    }
+    osc_newrma_am_leave();
+    return free_here;
+}
+
+static void window_id_release(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_am_enter();
+    if (module->am_registered) {
+        opal_hash_table_remove_value_uint32(&mca_osc_newrma_component.am_windows, module->am_id);
+        module->am_registered = false;
+    }
+    osc_newrma_am_leave();
+}
+
+int osc_newrma_am_window_id_agree(ompi_osc_newrma_module_t *module, uint32_t id)
+{
+    struct ompi_communicator_t *comm = module->comm;
+    int ret;
+
+    for (;;) {
+        int mine = window_id_claim(module, id), all = 0;
+        uint32_t next;
+
+        ret = comm->c_coll->coll_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm, comm->c_coll->coll_allreduce_module);
+        if (OMPI_SUCCESS != ret || all) {
+            return ret;
+        }
+        window_id_release(module);
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "rank %d: window id %u taken on some process, agreeing on another",
+                       module->rank, (unsigned int) id);
+        next = osc_newrma_am_window_id_propose();
+        ret = comm->c_coll->coll_allreduce(&next, &id, 1, MPI_UINT32_T, MPI_MAX, comm,
+                                           comm->c_coll->coll_allreduce_module);
+        if (OMPI_SUCCESS != ret) {
+            return ret;
+        }
+    }
 }
 
 int osc_newrma_am_window_quiesce(ompi_osc_newrma_module_t *module)
@@ -1084,9 +1162,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
         return;    /* never got that far */
     }
     osc_newrma_transports_window_fini(module);
-    osc_newrma_am_enter();
-    opal_hash_table_remove_value_uint32(&mca_osc_newrma_component.am_windows, module->am_id);
-    osc_newrma_am_leave();
+    window_id_release(module);
     osc_newrma_am_pools_fini(module);
     while (NULL != (waiter = (lock_waiter_t *) opal_list_remove_first(&module->am_lock_waiters))) {
         free(waiter->packet);

@@ -35,17 +35,38 @@ static ompi_osc_newrma_module_t *module_of(opal_infosubscriber_t *obj)
     return osc_newrma_module((struct ompi_win_t *) obj);
 }
 
-static char *bool_string(bool value)
+static osc_newrma_info_str_t *bool_string(bool value)
 {
     return value ? "true" : "false";
 }
 
+/* A boolean value as Open MPI 4.1's opal_info_value_to_bool reads it:
+ * "true", "false" or an integer (nonzero: true), on every Open MPI version
+ * (5.0 has no such function, and its opal_cstring_to_bool also takes "yes"
+ * and "no"). */
+static bool parse_bool(const char *value, bool *parsed)
+{
+    char *end = NULL;
+    long number;
+
+    if (0 == strcmp(value, "true") || 0 == strcmp(value, "false")) {
+        *parsed = 't' == value[0];
+        return true;
+    }
+    number = strtol(value, &end, 10);
+    if (end == value || '\0' != *end) {
+        return false;
+    }
+    *parsed = 0 != number;
+    return true;
+}
+
 /* Parse a boolean; keep `*field` when the value is malformed. */
-static char *update_bool(bool *field, char *value)
+static osc_newrma_info_str_t *update_bool(bool *field, const char *value)
 {
     bool parsed;
 
-    if (NULL != value && OPAL_SUCCESS == opal_info_value_to_bool(value, &parsed)) {
+    if (NULL != value && parse_bool(value, &parsed)) {
         *field = parsed;
     }
     return bool_string(*field);
@@ -54,7 +75,7 @@ static char *update_bool(bool *field, char *value)
 /* A window created with no_locks=true has no lock words in its segment: it
  * keeps the hint (locks stay refused) when MPI_Win_set_info takes it back.
  * Active-message windows lock by messages and can take it back. */
-static char *set_no_locks(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_no_locks(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
 
@@ -65,14 +86,14 @@ static char *set_no_locks(opal_infosubscriber_t *obj, char *key, char *value)
     return update_bool(&module->no_locks, value);
 }
 
-static char *set_same_size(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_same_size(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     (void) key;
     return module->created ? bool_string(module->same_size) : update_bool(&module->same_size, value);
 }
 
-static char *set_same_disp_unit(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_same_disp_unit(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     (void) key;
@@ -80,7 +101,7 @@ static char *set_same_disp_unit(opal_infosubscriber_t *obj, char *key, char *val
                            : update_bool(&module->same_disp_unit, value);
 }
 
-static char *set_alloc_shared_noncontig(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_alloc_shared_noncontig(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     (void) key;
@@ -88,7 +109,7 @@ static char *set_alloc_shared_noncontig(opal_infosubscriber_t *obj, char *key, c
                            : update_bool(&module->alloc_shared_noncontig, value);
 }
 
-static char *set_accumulate_ops(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_accumulate_ops(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     (void) key;
@@ -103,7 +124,7 @@ static char *set_accumulate_ops(opal_infosubscriber_t *obj, char *key, char *val
 /* mpi_accumulate_granularity (MPI 4.1): bytes one accumulate lock stripe
  * covers.  Fixed at creation: every process must map offsets to stripes the
  * same way (creation agrees on one value, osc_newrma_module.c). */
-static char *set_accumulate_granularity(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_accumulate_granularity(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     char *end = NULL;
@@ -166,7 +187,7 @@ static int parse_ordering(const char *value)
     return 0 == bits ? -1 : bits;
 }
 
-static char *set_accumulate_ordering(opal_infosubscriber_t *obj, char *key, char *value)
+static osc_newrma_info_str_t *set_accumulate_ordering(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
     int bits = NULL != value ? parse_ordering(value) : -1;
@@ -199,20 +220,18 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
     module->acc_ordering = NEWRMA_ACC_ORDER_ALL;
     module->acc_ops = NEWRMA_ACC_OPS_SAME_OP_NO_OP;
     for (size_t i = 0 ; i < sizeof(keys) / sizeof(keys[0]) ; ++i) {
-        char saved[OPAL_MAX_INFO_KEY + 1];
         int ret = opal_infosubscribe_subscribe(subscriber, keys[i].key, keys[i].default_value,
                                                keys[i].callback);
         if (OPAL_SUCCESS != ret) {
             return ret;
         }
-        /* opal keeps the user's original string as "__IN_<key>", and
+        /* Open MPI 4 keeps the user's original string as "__IN_<key>", and
          * MPI_Win_get_info reports that one in preference to the value in
          * effect; drop it so get_info reports what newrma honors.  (A later
          * MPI_Win_set_info saves it again after our callback, which a
          * component cannot prevent in Open MPI 4.1: README, "Selecting and
-         * tuning".) */
-        snprintf(saved, sizeof(saved), "%s%s", OPAL_INFO_SAVE_PREFIX, keys[i].key);
-        (void) opal_info_delete(subscriber->s_info, saved);
+         * tuning".  Open MPI 5 keeps no original: osc_newrma_compat.h) */
+        osc_newrma_info_forget_original(subscriber->s_info, keys[i].key);
     }
     return OMPI_SUCCESS;
 }

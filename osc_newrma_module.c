@@ -201,8 +201,9 @@ static bool window_of_user_memory(const ompi_osc_newrma_module_t *module)
 
 /* What each process contributes to the segment's layout and peer info, the
  * address of a word its neighbour reads to test single-copy access, its
- * accumulate granularity and path vote, and the shape it was asked for
- * (osc_newrma_shape_t): one allgather on the user's communicator. */
+ * accumulate granularity and path vote, the shape it was asked for
+ * (osc_newrma_shape_t) and its window id proposal: one allgather on the
+ * user's communicator. */
 static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void *base,
                               size_t size, int disp_unit, osc_newrma_peer_input_t **peers_out)
 {
@@ -216,6 +217,7 @@ static int gather_peer_inputs(ompi_osc_newrma_module_t *module, struct ompi_comm
         .wants_am = wants_am(module->flavor, module->size),
         .segment_id = NULL != module->shm.base ? module->shm.id : 0,
         .segment_uses = module->shm.uses,
+        .window_id = osc_newrma_am_window_id_propose(),
     };
     osc_newrma_peer_input_t *peers = malloc(sizeof(*peers) * (size_t) module->size);
 
@@ -299,9 +301,12 @@ static int node_window_init(ompi_osc_newrma_module_t *module, struct ompi_commun
     if (OMPI_SUCCESS != ret) {
         goto out;
     }
+    module->am_id = 0;
     for (int i = 0 ; i < module->size ; ++i) {
         granularity = peers[i].acc_granularity > granularity ? peers[i].acc_granularity : granularity;
         want_am |= 0 != peers[i].wants_am;
+        /* the window id, should the window take active messages after all */
+        module->am_id = peers[i].window_id > module->am_id ? (uint32_t) peers[i].window_id : module->am_id;
     }
     /* the segment's layout and the node path's protocols from values every
      * process agrees on, whatever each was given (a per-process MCA value or
@@ -330,9 +335,12 @@ out:
 }
 
 /* The active-message path: the window's own communicator carries its
- * agreement and, later, whatever the path needs of a communicator; every
- * process has registered the window for incoming packets before anyone may
- * send one (the closing barrier). */
+ * agreement and, later, whatever the path needs of a communicator.  The
+ * window id is the largest proposal (osc_newrma_am_window_id_propose): in
+ * the agreement here or, when the node path gave the window up (`agreed`),
+ * in its allgather (module->am_id).  Every process has registered the window
+ * under its id for incoming packets before anyone may send one
+ * (osc_newrma_am_window_id_agree, the closing reduction). */
 static int am_window_init(ompi_osc_newrma_module_t *module, struct ompi_communicator_t *comm, void **base,
                           size_t size, int disp_unit, bool agreed)
 {
@@ -344,17 +352,15 @@ static int am_window_init(ompi_osc_newrma_module_t *module, struct ompi_communic
     }
     if (!agreed) {
         /* the largest granularity; locks unless every process said no_locks */
-        uint64_t agree[2] = { module->acc_granularity, !module->no_locks };
-        ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, agree, 2, MPI_UINT64_T, MPI_MAX,
+        uint64_t agree[3] = { module->acc_granularity, !module->no_locks, osc_newrma_am_window_id_propose() };
+        ret = module->comm->c_coll->coll_allreduce(MPI_IN_PLACE, agree, 3, MPI_UINT64_T, MPI_MAX,
                                                    module->comm, module->comm->c_coll->coll_allreduce_module);
+        module->am_id = (uint32_t) agree[2];
         ret = OMPI_SUCCESS == ret ? window_agree(module, agree[0], 0 == agree[1], true, true) : ret;
     }
     set_path(module, NEWRMA_PATH_AM);
     ret = OMPI_SUCCESS == ret ? osc_newrma_am_window_init(module, base, size, disp_unit) : ret;
-    if (OMPI_SUCCESS == ret && module->size > 1) {
-        ret = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
-    }
-    return ret;
+    return OMPI_SUCCESS == ret ? osc_newrma_am_window_id_agree(module, module->am_id) : ret;
 }
 
 int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t size,

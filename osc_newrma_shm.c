@@ -295,12 +295,13 @@ static int shm_attach_private(osc_newrma_shm_t *shm, size_t alignment)
     return OMPI_SUCCESS;
 }
 
-/* opal/shmem puts its own header in front of what it returns; pad so that our
- * base is aligned to `alignment` in every process (mappings are page aligned
- * and the header size is a constant, so the pad is the same everywhere). */
+/* opal/shmem of Open MPI 4 puts its own header in front of what it returns
+ * (5.0's has none: OSC_NEWRMA_SHMEM_HDR_SIZE is 0); pad so that our base is
+ * aligned to `alignment` in every process (mappings are page aligned and the
+ * header size is a constant, so the pad is the same everywhere). */
 static size_t shmem_pad(size_t alignment)
 {
-    return OPAL_ALIGN_PAD_AMOUNT(sizeof(opal_shmem_seg_hdr_t), alignment);
+    return OPAL_ALIGN_PAD_AMOUNT(OSC_NEWRMA_SHMEM_HDR_SIZE, alignment);
 }
 
 /* Does opal/shmem create its segment at the path it is given?  Only its
@@ -376,7 +377,7 @@ static int shm_create_failed(const char *path, size_t bytes, bool no_space, cons
     return no_space ? MPI_ERR_NO_MEM : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
-/* The segment file, `request` bytes for us behind opal/shmem's header.
+/* The segment file, `request` bytes for us behind opal/shmem's header (if any).
  * Returns MPI_ERR_NO_MEM when the backing directory cannot hold it (the
  * class every rank then reports, osc_newrma_shm_map).  The space is
  * reserved after opal/shmem created the file: its mmap component checks
@@ -384,7 +385,7 @@ static int shm_create_failed(const char *path, size_t bytes, bool no_space, cons
  * as used. */
 static int shm_create_file(opal_shmem_ds_t *ds, size_t request)
 {
-    size_t bytes = request + sizeof(opal_shmem_seg_hdr_t);
+    size_t bytes = request + OSC_NEWRMA_SHMEM_HDR_SIZE;
     char hostname[256];
     char *path = NULL;
     int ret, err, fd = -1;

@@ -31,6 +31,7 @@
 #include "opal/runtime/opal_progress.h"
 
 #include "osc_newrma_atomic.h"
+#include "osc_newrma_compat.h"
 
 BEGIN_C_DECLS
 
@@ -200,6 +201,8 @@ typedef struct {
     uint64_t wants_am;          /* a vote for active messages (create/dynamic) */
     uint64_t segment_id;        /* the freed segment this process keeps (0: none) */
     uint64_t segment_uses;      /* and how many windows it has served */
+    uint64_t window_id;         /* its proposal for the window id, should the window take
+                                 * active messages (osc_newrma_am_window_id_propose) */
     osc_newrma_shape_t shape;       /* what it was asked for; the window agrees on one */
 } osc_newrma_peer_input_t;
 
@@ -275,14 +278,14 @@ typedef struct {
  * which is what lets each process find things by offset.  Exported, as the
  * print below, for the layout tests (tests/segment_*.c): the component is
  * built with hidden visibility otherwise. */
-OMPI_MODULE_DECLSPEC int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
+OSC_NEWRMA_DECLSPEC int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_params_t *params);
 
 /* Print a layout, one region a line (the layout tool and verbose output). */
 /* One line of a layout printout: a region's name, offset, size and note. */
 void osc_newrma_shm_print_region(void (*print)(void *, const char *), void *ctx, const char *name,
                                  size_t offset, size_t bytes, const char *note);
 
-OMPI_MODULE_DECLSPEC void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
+OSC_NEWRMA_DECLSPEC void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *layout, int nranks,
                                                       void (*print)(void *ctx, const char *line), void *ctx);
 
 /* Create (rank 0), map (everyone) and unlink the segment; collective over

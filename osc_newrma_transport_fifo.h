@@ -41,6 +41,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "osc_newrma_compat.h"
+
 BEGIN_C_DECLS
 
 struct ompi_osc_newrma_module_t;
@@ -102,10 +104,10 @@ typedef struct {
 /* Compute every region's offset and the exact total; a pure function of
  * its parameters.  Exported, as the print below, for tests/segment_layout.c
  * (the component is built with hidden visibility otherwise). */
-OMPI_MODULE_DECLSPEC int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout, const osc_newrma_fifo_params_t *params);
+OSC_NEWRMA_DECLSPEC int osc_newrma_fifo_layout(osc_newrma_fifo_layout_t *layout, const osc_newrma_fifo_params_t *params);
 
 /* Print a layout, one region a line (layout tool, verbose output). */
-OMPI_MODULE_DECLSPEC void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
+OSC_NEWRMA_DECLSPEC void osc_newrma_fifo_layout_print(const osc_newrma_fifo_layout_t *layout, int nranks,
                                                        void (*print)(void *ctx, const char *line), void *ctx);
 
 /* A window spanning nodes: its processes on this node (in window-rank

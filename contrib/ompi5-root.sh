@@ -52,7 +52,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 default_dir=${NEWRMA_OMPI5_ROOT:-/var/lib/newrma/trixie}
 suite=trixie
 mirror=${NEWRMA_OMPI5_MIRROR:-http://deb.debian.org/debian}
-packages="openmpi-bin libopenmpi-dev libucx-dev libhwloc-dev gcc libc6-dev make autoconf automake libtool pkg-config xz-utils"
+packages="openmpi-bin libopenmpi-dev libucx-dev libhwloc-dev gcc libc6-dev make autoconf automake libtool pkg-config xz-utils bc mount"
 ready=etc/newrma-ompi5-root   # written last by make: the root is complete
 
 die() { echo "ompi5-root: $*" >&2; exit 1; }

@@ -15,7 +15,7 @@
 # newrma-test: np=2,3,4 only-newrma
 set -u
 np=$1; shift
-bin=$(dirname "$0")/bin/agree_layout_helper
+bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/agree_layout_helper   # tests/run.sh says where
 errors=0
 
 # name, rank 0's value, the others' value

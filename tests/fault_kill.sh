@@ -16,7 +16,7 @@
 # newrma-test: np>=2
 set -u
 np=$1; shift
-bin=$(dirname "$0")/bin/fault_kill_helper
+bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/fault_kill_helper   # tests/run.sh says where
 errors=0
 # segment files whose creator (the pid in osc_newrma.<host>.<pid>.<n>) is
 # gone: what a killed job could leave; files of live processes belong to

@@ -86,16 +86,21 @@ mode_nps() {
     fi
 }
 
-build=$top/build
+# NEWRMA_BUILD_DIR: build, install and compile the tests there instead of
+# build/ and tests/bin (one per Open MPI: e.g. build5 inside
+# contrib/ompi5-root.sh, docs/ompi5.md)
+build=${NEWRMA_BUILD_DIR:-$top/build}
 prefix=$build/install
 bindir=$top/tests/bin
+[ -n "${NEWRMA_BUILD_DIR:-}" ] && bindir=$build/tests-bin
+export NEWRMA_TEST_BINDIR=$bindir   # where the tests/*.sh find their helpers
 log=$build/test-logs
 mkdir -p "$build" "$bindir" "$log"
 
 # ---- build and install the component under build/install ----------------
 if [ "$osc" = newrma ] || [ ! -e "$prefix/lib/openmpi/mca_osc_newrma.so" ]; then
     # serialized: several runs of this script may share one build tree
-    flock "$build/.build.lock" "$top/contrib/build.sh" "$prefix" > "$log/build.log" 2>&1 || {
+    NEWRMA_OBJ_DIR=$build/obj flock "$build/.build.lock" "$top/contrib/build.sh" "$prefix" > "$log/build.log" 2>&1 || {
         tail -40 "$log/build.log"; echo "build failed (see $log/build.log)"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
@@ -166,7 +171,11 @@ for file in "${names[@]}"; do
             # a test of the component's own functions: its headers and library
             internals=(-I"$top" -I"$top/shim" "$prefix/lib/openmpi/mca_osc_newrma.so"
                        -Wl,-rpath,"$prefix/lib/openmpi" -lopen-pal)
-            for d in $(mpicc --showme:incdirs); do internals+=(-isystem "$d"); done
+            # Open MPI's include directories as configure found them
+            read -ra cppflags <<< "$(sed -n 's/^osc_newrma_CPPFLAGS = //p' "$build/obj/Makefile")"
+            for ((i = 0 ; i + 1 < ${#cppflags[@]} ; ++i)); do
+                [ "${cppflags[i]}" = -isystem ] && internals+=(-isystem "${cppflags[i + 1]}")
+            done
         fi
         if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" "${internals[@]}" -lpthread \
                 > "$log/$name.compile.log" 2>&1; then

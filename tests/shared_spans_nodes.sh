@@ -19,7 +19,7 @@
 # newrma-test: only-newrma
 set -u
 np=$1; shift
-bin=$(dirname "$0")/bin/shared_spans_nodes_helper
+bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/shared_spans_nodes_helper   # tests/run.sh says where
 errors=0
 reason='MPI_Win_allocate_shared needs every process on one node'
 out=$(timeout -k 5 120 mpirun --oversubscribe -np "$np" "$@" --mca osc_base_verbose 40 "$bin" 2>&1)

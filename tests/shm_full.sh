@@ -23,7 +23,7 @@
 # newrma-test: only-newrma np>=2 per-node>=2
 set -u
 np=$1; shift
-bin=$(dirname "$0")/bin/shm_full_helper
+bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/shm_full_helper   # tests/run.sh says where
 errors=0
 
 # NEWRMA_MOUNT_DIR: where a mount reaches every rank (tests/run.sh's node

@@ -15,7 +15,7 @@
 # newrma-test: np>=2 only-newrma
 set -u
 np=$1; shift
-bin=$(dirname "$0")/bin/trace_points_helper
+bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/trace_points_helper   # tests/run.sh says where
 errors=0
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
