@@ -1023,40 +1023,6 @@ static int node_access(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t,
     return ret;
 }
 
-/* A put or get to a peer on this node (the node route): a load/store into
- * its block of the node's segment.  Complete when it returns, as on the
- * direct path; the unlock, complete or fence that ends the epoch goes out
- * after it as a packet (a release).  *done false: not granted now, the
- * caller queues the operation as an active message. */
-static int node_move(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
-                     const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl, bool *done)
-{
-    ptrdiff_t offset = 0;
-    osc_newrma_target_t *t;
-    char *taddr;
-    int ret = osc_newrma_window_offset(call->disp, peer->disp_unit, peer->size, tl, &offset);
-
-    *done = true;
-    if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
-        return ret;
-    }
-    taddr = module->am_node->base + peer->offset + offset;
-    osc_newrma_am_enter();
-    t = osc_newrma_am_target_get(module, call->target);
-    ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
-    osc_newrma_am_leave();
-    if (OMPI_SUCCESS != ret || !*done) {
-        return ret;
-    }
-    mca_osc_newrma_component.route_node_ops++;
-    if (NEWRMA_PKT_PUT == call->kind) {
-        return osc_newrma_local_copy(taddr, call->target_count, call->target_dt, tl, (void *) call->origin_addr,
-                                     call->origin_count, call->origin_dt, ol);
-    }
-    return osc_newrma_local_copy((void *) call->origin_addr, call->origin_count, call->origin_dt, ol, taddr,
-                                 call->target_count, call->target_dt, tl);
-}
-
 /* Nothing of ours to `t` queued or travelling: an accumulate applied here
  * now cannot overtake an earlier one still to be applied from a packet
  * (accumulate_ordering: one origin's accumulates to a location apply in
@@ -1066,30 +1032,52 @@ static bool target_idle(const osc_newrma_target_t *t)
     return 0 == t->npending && 0 == t->issued && 0 == t->acks_pending && 0 == t->waiting && 0 == t->sending;
 }
 
-/* The node route's admission of an accumulate-family operation: the
- * target's range, its access granted and nothing of ours to it in flight.
- * *offset: of the target's bytes in its window.  *done false: the caller
- * sends the operation as a packet. */
-static int node_acc_admit(ompi_osc_newrma_module_t *module, int target, ptrdiff_t disp,
-                          const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *tl, ptrdiff_t *offset,
-                          bool *done)
+/* The node route's admission of an operation: the target's range, its
+ * access granted, and for the accumulate family (`ordered`) nothing of
+ * ours to it in flight.  *offset: of the target's bytes in its window.
+ * *done false: the caller sends the operation as a packet. */
+static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
+                      const osc_newrma_layout_t *tl, bool ordered, ptrdiff_t *offset, bool *done)
 {
     osc_newrma_target_t *t;
-    int ret = osc_newrma_window_offset(disp, peer->disp_unit, peer->size, tl, offset);
+    int ret = osc_newrma_window_offset(call->disp, peer->disp_unit, peer->size, tl, offset);
 
     *done = true;
     if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
         return ret;
     }
     osc_newrma_am_enter();
-    t = osc_newrma_am_target_get(module, target);
+    t = osc_newrma_am_target_get(module, call->target);
     ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
-    *done = OMPI_SUCCESS == ret && *done && target_idle(t);
+    *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
     osc_newrma_am_leave();
     if (OMPI_SUCCESS == ret && *done) {
         mca_osc_newrma_component.route_node_ops++;
     }
     return ret;
+}
+
+/* A put or get to a peer on this node (the node route): a load/store into
+ * its block of the node's segment.  Complete when it returns, as on the
+ * direct path; the unlock, complete or fence that ends the epoch goes out
+ * after it as a packet (a release). */
+static int node_move(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
+                     const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl, bool *done)
+{
+    ptrdiff_t offset = 0;
+    char *taddr;
+    int ret = node_admit(module, call, peer, tl, false, &offset, done);
+
+    if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes) {
+        return ret;
+    }
+    taddr = module->am_node->base + peer->offset + offset;
+    if (NEWRMA_PKT_PUT == call->kind) {
+        return osc_newrma_local_copy(taddr, call->target_count, call->target_dt, tl, (void *) call->origin_addr,
+                                     call->origin_count, call->origin_dt, ol);
+    }
+    return osc_newrma_local_copy((void *) call->origin_addr, call->origin_count, call->origin_dt, ol, taddr,
+                                 call->target_count, call->target_dt, tl);
 }
 
 /* An accumulate or get_accumulate to a peer on this node, applied as the
@@ -1103,7 +1091,7 @@ static int node_accumulate(ompi_osc_newrma_module_t *module, const am_call_t *ca
     osc_newrma_layout_t rl;
     unsigned int first, count;
     ptrdiff_t offset = 0;
-    int ret = node_acc_admit(module, call->target, call->disp, peer, tl, &offset, done);
+    int ret = node_admit(module, call, peer, tl, true, &offset, done);
 
     if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes) {
         return ret;
@@ -1142,15 +1130,19 @@ static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call
                                  const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *ol,
                                  const osc_newrma_layout_t *tl, bool *done)
 {
-    char old[16];          /* the largest type compare-and-swap takes */
-    (void) ol;
+    char old[16];          /* larger than any type compare-and-swap takes (osc_newrma_cas_type_ok) */
     unsigned int first, count;
     ptrdiff_t offset = 0;
     char *taddr;
-    int ret = node_acc_admit(module, call->target, call->disp, peer, tl, &offset, done);
+    int ret;
 
-    if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes || tl->bytes > sizeof(old)) {
-        *done = *done && tl->bytes <= sizeof(old);
+    (void) ol;
+    if (tl->bytes > sizeof(old)) {
+        *done = false;
+        return OMPI_SUCCESS;
+    }
+    ret = node_admit(module, call, peer, tl, true, &offset, done);
+    if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes) {
         return ret;
     }
     taddr = module->am_node->base + peer->offset + offset + tl->gap;

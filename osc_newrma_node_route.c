@@ -53,7 +53,8 @@ static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
 }
 
 /* Every block at a cache-line multiple, in node-rank (= window-rank)
- * order; returns the exact total. */
+ * order, then the stripes (one line each, `stripes` per process, the
+ * node's largest count); returns the exact total. */
 static uint64_t route_layout(osc_newrma_node_route_t *route)
 {
     size_t line = mca_osc_newrma_component.cacheline;
