@@ -39,6 +39,7 @@
 #include "osc_newrma_single_copy.h"
 #include "osc_newrma_progress.h"
 #include "osc_newrma_active_target.h"
+#include "osc_newrma_node_route.h"
 
 /* Which table serves a window.  A window with a peer off this node (or
  * with every peer treated as remote, osc_newrma_force_remote) works by
@@ -473,39 +474,70 @@ int ompi_osc_newrma_free(struct ompi_win_t *win)
     return ret;
 }
 
+/* What MPI_Win_shared_query reports of one rank. */
+typedef struct {
+    size_t size;
+    int disp_unit;
+    void *base;
+} shared_view_t;
+
+/* `rank`'s memory where this process can load and store it: the segment
+ * of a window on the node path (allocate and shared flavors), the node
+ * route's segment of an allocate window on the active-message path (the
+ * node's processes), our own memory; anything else (another process's
+ * user memory, a process off this node or forced remote) is not
+ * addressable here: size 0, disp_unit 0 and NULL, as MPI 4.1 says. */
+static shared_view_t shared_view(ompi_osc_newrma_module_t *module, int rank)
+{
+    const shared_view_t none = { 0, 0, NULL };
+
+    if (NEWRMA_PATH_AM != module->path) {
+        const osc_newrma_peer_info_t *peer = osc_newrma_shm_peer(&module->shm, rank);
+
+        if (MPI_WIN_FLAVOR_CREATE != module->flavor) {
+            return (shared_view_t) { peer->size, peer->disp_unit, segment_window_base(module, rank) };
+        }
+        return rank == module->rank ? (shared_view_t) { peer->size, peer->disp_unit, (void *) (uintptr_t) peer->base }
+                                    : none;
+    }
+    if (NULL != module->am_node) {
+        const osc_newrma_node_peer_t *peer = osc_newrma_node_route_peer(module->am_node, rank);
+
+        if (NULL != peer) {
+            return (shared_view_t) { peer->size, peer->disp_unit,
+                                     0 == peer->size ? NULL : module->am_node->base + peer->offset };
+        }
+    }
+    return rank == module->rank ? (shared_view_t) { module->am_size, module->am_disp_unit, module->am_base } : none;
+}
+
+/* MPI 4.1 allows the query on create, allocate and shared windows (not on
+ * dynamic ones); MPI_PROC_NULL names the lowest rank whose memory has bytes
+ * and is addressable here. */
 int ompi_osc_newrma_shared_query(struct ompi_win_t *win, int rank, size_t *size,
                                  int *disp_unit, void *baseptr)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
-    const osc_newrma_peer_info_t *peer;
+    shared_view_t view = { 0, 0, NULL };
 
-    *size = 0;
-    *disp_unit = 0;
-    *(void **) baseptr = NULL;
-    /* allocate windows on one node live in the segment too and can say
-     * where; windows of the active-message path have no shared memory */
-    if (MPI_WIN_FLAVOR_SHARED != module->flavor
-        && (MPI_WIN_FLAVOR_ALLOCATE != module->flavor || NEWRMA_PATH_AM == module->path)) {
+    if (MPI_WIN_FLAVOR_DYNAMIC == module->flavor) {
         return OMPI_ERR_RMA_FLAVOR;
     }
     if (MPI_PROC_NULL == rank) {
-        /* the first rank with memory, as the standard says */
-        for (rank = 0 ; rank < module->size ; ++rank) {
-            if (osc_newrma_shm_peer(&module->shm, rank)->size > 0) {
-                break;
-            }
+        for (int r = 0 ; r < module->size && 0 == view.size ; ++r) {
+            view = shared_view(module, r);
         }
-        if (rank == module->size) {
-            return OMPI_SUCCESS;
+        if (0 == view.size) {
+            view = (shared_view_t) { 0, 0, NULL };
         }
-    }
-    if (rank < 0 || rank >= module->size) {
+    } else if (rank < 0 || rank >= module->size) {
         return MPI_ERR_RANK;
+    } else {
+        view = shared_view(module, rank);
     }
-    peer = osc_newrma_shm_peer(&module->shm, rank);
-    *size = peer->size;
-    *disp_unit = peer->disp_unit;
-    *(void **) baseptr = segment_window_base(module, rank);
+    *size = view.size;
+    *disp_unit = view.disp_unit;
+    *(void **) baseptr = view.base;
     return OMPI_SUCCESS;
 }
 
