@@ -8,8 +8,8 @@
 # lock_all epochs on every flavor and checks exact totals: the window must
 # agree on one layout (docs/shared-segment.md, docs/tuning.md "Values that
 # must match").  The mode's own setting of the varied variable is dropped
-# from MPIRUN_ARGS (it would override the per-context values); its other
-# arguments go to both contexts, which the helper's report of every rank's
+# from MPIRUN_ARGS (it would override the per-rank values); its other
+# arguments reach every rank, which the helper's report of every rank's
 # values checks.
 #   tests/agree_layout.sh NP MPIRUN_ARGS...   (run by tests/run.sh)
 # newrma-test: np=2,3,4 only-newrma
@@ -46,6 +46,11 @@ mode_value() {
     done
 }
 
+# what runs the helper: rank 0 with osc_newrma_VAR=V0, the others with
+# osc_newrma_VAR=V1 ("${per_rank[@]}" VAR V0 V1 PROGRAM ARGS...; the rank
+# from Open MPI's launcher, 4.1's and 5.0's, or else PMIx)
+per_rank=(bash -c 'v=$2; [ "${OMPI_COMM_WORLD_RANK:-$PMIX_RANK}" = 0 ] || v=$3; export "OMPI_MCA_osc_newrma_$1=$v"; shift 3; exec "$@"' per_rank)
+
 check_run() {   # label, output, exit status, var, value0, value1
     local label=$1 out=$2 rc=$3 var=$4 v0=$5 v1=$6
     shift 6
@@ -73,9 +78,8 @@ for c in $cases; do
     mapfile -t rest < <(args_without "$var" "$@")
     # the post rings carry posts only past the post box's origins
     both=(); [ "$var" = post_ring_slots ] && both=(-x OMPI_MCA_osc_newrma_post_box_origins=0)
-    out=$(timeout -k 5 120 mpirun --oversubscribe "${rest[@]}" \
-          -np 1 "${both[@]}" -x "OMPI_MCA_osc_newrma_$var=$v0" "$bin" : \
-          -np $((np - 1)) "${both[@]}" -x "OMPI_MCA_osc_newrma_$var=$v1" "$bin" 2>&1)
+    out=$(timeout -k 5 120 mpirun --oversubscribe "${rest[@]}" -np "$np" "${both[@]}" \
+          "${per_rank[@]}" "$var" "$v0" "$v1" "$bin" 2>&1)
     rc=$?
     echo "$var $v0 (rank 0) / $v1 (others): exit $rc"
     check_run "$var" "$out" "$rc" "$var" "$v0" "$v1" "${rest[@]}"
@@ -86,9 +90,8 @@ done
 for c in force_remote:1:0 fifo_node_ranks:1:0; do
     IFS=: read -r var v0 v1 <<< "$c"
     mapfile -t rest < <(args_without "$var" "$@")
-    out=$(timeout -k 5 120 mpirun --oversubscribe "${rest[@]}" --mca osc_base_verbose 20 \
-          -np 1 -x "OMPI_MCA_osc_newrma_$var=$v0" "$bin" path_inputs : \
-          -np $((np - 1)) -x "OMPI_MCA_osc_newrma_$var=$v1" "$bin" path_inputs 2>&1)
+    out=$(timeout -k 5 120 mpirun --oversubscribe "${rest[@]}" --mca osc_base_verbose 20 -np "$np" \
+          "${per_rank[@]}" "$var" "$v0" "$v1" "$bin" path_inputs 2>&1)
     rc=$?
     echo "$var $v0 (rank 0) / $v1 (others), creation must fail: exit $rc"
     check_run "$var" "$out" "$rc" "$var" "$v0" "$v1" "${rest[@]}"

@@ -19,16 +19,20 @@ bin=${NEWRMA_TEST_BINDIR:-$(dirname "$0")/bin}/trace_points_helper   # tests/run
 errors=0
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# one file per rank (mpirun --output-filename): lines of ranks cannot mix
-timeout -k 5 120 mpirun --oversubscribe -np "$np" "$@" --mca osc_base_verbose 100 --output-filename "$dir" \
+# one file per rank, so that lines of ranks cannot mix: each rank's own
+# stdout and stderr (where the osc framework's stream goes) redirected by a
+# wrapper (mpirun --output-filename would do on 4.1; Open MPI 5.0.7's
+# writes nothing here); the rank from Open MPI's launcher or PMIx
+timeout -k 5 120 mpirun --oversubscribe -np "$np" "$@" --mca osc_base_verbose 100 \
+    bash -c 'r=${OMPI_COMM_WORLD_RANK:-$PMIX_RANK}; exec "$@" > "$0/rank.$r.out" 2> "$0/rank.$r.err"' "$dir" \
     "$bin" > "$dir/mpirun.out" 2>&1
 rc=$?
-if [ "$rc" -ne 0 ] || ! cat "$dir"/1/rank.*/stdout | grep -q 'No Errors'; then
+if [ "$rc" -ne 0 ] || ! cat "$dir"/rank.*.out | grep -q 'No Errors'; then
     echo "the traced run failed (exit $rc):"; tail -20 "$dir/mpirun.out"; errors=$((errors + 1))
 fi
 # each trace every rank must print, for both windows
 for ((r = 0; r < np; ++r)); do
-    log=$dir/1/rank.$r/stderr
+    log=$dir/rank.$r.err
     n=$(grep -c "osc/newrma: window of $np ranks" "$log" || true)
     [ "$n" -eq 2 ] || { echo "rank $r: expected 2 creation traces, saw $n"; errors=$((errors + 1)); }
     for pattern in 'fence: .* -> FENCE_GRANTED' 'put: window .* -> ' 'accumulate: window .* -> ' \
