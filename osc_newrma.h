@@ -386,6 +386,8 @@ struct ompi_osc_newrma_module_t {
     uint64_t assist_stamp_written;       /* target side: the last stamp we wrote */
     size_t acc_granularity;              /* bytes one accumulate lock stripe covers */
     char acc_granularity_text[24];       /* the same, as the info callback reports it */
+    size_t memory_alignment;             /* of allocated window memory: a power of two, a cache
+                                          * line at least (mpi_minimum_memory_alignment) */
     unsigned int acc_shift;              /* log2 of that rounded up: a stripe is offset >> acc_shift */
     osc_newrma_acc_ops_t acc_ops;
 
@@ -526,6 +528,7 @@ int ompi_osc_newrma_detach(struct ompi_win_t *win, const void *base);
 /* osc_newrma_info.c: the info keys newrma honors and returns */
 int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module);
 int osc_newrma_info_set_granularity(ompi_osc_newrma_module_t *module);
+int osc_newrma_info_read_alignment(ompi_osc_newrma_module_t *module);
 
 /* osc_newrma_sync.c: synchronization of the node paths (the epoch machine
  * that decides what is legal: osc_newrma_epoch.h) */

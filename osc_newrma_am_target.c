@@ -994,7 +994,7 @@ static int window_memory_init(ompi_osc_newrma_module_t *module, size_t size, int
     int ret = osc_newrma_node_route_init(module, size, disp_unit, base);
 
     if (OMPI_SUCCESS == ret && NULL == module->am_node && size > 0) {
-        if (0 != posix_memalign(&module->am_owned, mca_osc_newrma_component.cacheline, size)) {
+        if (0 != posix_memalign(&module->am_owned, module->memory_alignment, size)) {
             module->am_owned = NULL;
             return OMPI_ERR_OUT_OF_RESOURCE;
         }

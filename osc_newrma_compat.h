@@ -24,7 +24,12 @@
  *    keeps the user's string of a subscribed key as "__IN_<key>", which
  *    MPI_Win_get_info reports in preference to the value in effect: it is
  *    deleted.  5.0 stores the callback's answer under the key itself and
- *    saves no original: nothing to do.
+ *    saves no original: nothing to do;
+ *  - osc_newrma_info_get: a key's value copied into a buffer (4.1's
+ *    opal_info_get copies, 5.0's hands out a reference-counted string).
+ *    For keys newrma reads without subscribing: 4.1 subscribes only keys
+ *    of at most 27 characters (it saves "__IN_<key>"), and
+ *    mpi_minimum_memory_alignment has 28.
  */
 
 #ifndef OSC_NEWRMA_COMPAT_H
@@ -55,6 +60,19 @@ static inline void osc_newrma_info_forget_original(opal_info_t *info, const char
     (void) key;
 }
 
+static inline bool osc_newrma_info_get(opal_info_t *info, const char *key, char *value, size_t len)
+{
+    opal_cstring_t *string = NULL;
+    int flag = 0;
+
+    if (OPAL_SUCCESS != opal_info_get(info, key, &string, &flag) || !flag) {
+        return false;
+    }
+    snprintf(value, len, "%s", string->string);
+    OBJ_RELEASE(string);
+    return true;
+}
+
 #else /* Open MPI 4.x */
 
 #include "opal/threads/mutex.h"
@@ -71,6 +89,13 @@ static inline void osc_newrma_info_forget_original(opal_info_t *info, const char
 
     snprintf(saved, sizeof(saved), "%s%s", OPAL_INFO_SAVE_PREFIX, key);
     (void) opal_info_delete(info, saved);
+}
+
+static inline bool osc_newrma_info_get(opal_info_t *info, const char *key, char *value, size_t len)
+{
+    int flag = 0;
+
+    return OPAL_SUCCESS == opal_info_get(info, (char *) key, (int) len - 1, value, &flag) && flag;
 }
 
 #endif

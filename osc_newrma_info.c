@@ -15,7 +15,7 @@
  * which is what MPI_Win_get_info then reports.  Unknown or malformed values
  * are ignored, as the standard says, and the default is reported instead.
  * Keys that shape the window's memory (same_size, same_disp_unit,
- * alloc_shared_noncontig) are fixed at creation: a later MPI_Win_set_info
+ * alloc_shared_noncontig, mpi_minimum_memory_alignment) are fixed at creation: a later MPI_Win_set_info
  * cannot change them, and get_info keeps reporting the value in effect.
  */
 
@@ -121,20 +121,30 @@ static osc_newrma_info_str_t *set_accumulate_ops(opal_infosubscriber_t *obj, osc
     return NEWRMA_ACC_OPS_SAME_OP == module->acc_ops ? "same_op" : "same_op_no_op";
 }
 
+/* A positive decimal byte count, the whole string (no sign, no suffix). */
+static bool parse_size(const char *value, size_t *parsed)
+{
+    char *end = NULL;
+    unsigned long long number;
+
+    if (NULL == value || '-' == value[0]) {
+        return false;
+    }
+    number = strtoull(value, &end, 10);
+    *parsed = (size_t) number;
+    return end != value && '\0' == *end && number > 0;
+}
+
 /* mpi_accumulate_granularity (MPI 4.1): bytes one accumulate lock stripe
  * covers.  Fixed at creation: every process must map offsets to stripes the
  * same way (creation agrees on one value, osc_newrma_module.c). */
 static osc_newrma_info_str_t *set_accumulate_granularity(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
 {
     ompi_osc_newrma_module_t *module = module_of(obj);
-    char *end = NULL;
-    unsigned long long parsed = NULL != value ? strtoull(value, &end, 10) : 0;
+    size_t parsed;
     (void) key;
     if (!module->created) {
-        module->acc_granularity = mca_osc_newrma_component.acc_granularity;
-        if (NULL != value && end != value && '\0' == *end && parsed > 0 && '-' != value[0]) {
-            module->acc_granularity = (size_t) parsed;
-        }
+        module->acc_granularity = parse_size(value, &parsed) ? parsed : mca_osc_newrma_component.acc_granularity;
     }
     /* the window's own buffer: windows created or set at once by several
      * threads do not share it (opal copies the value before returning) */
@@ -234,4 +244,32 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
         osc_newrma_info_forget_original(subscriber->s_info, keys[i].key);
     }
     return OMPI_SUCCESS;
+}
+
+/* mpi_minimum_memory_alignment (MPI 4.0): the least alignment of the memory
+ * MPI_Win_allocate and MPI_Win_allocate_shared return.  A power of two
+ * above the component's own alignment (a cache line, opal_cache_line_size)
+ * is honored; anything else (not a whole decimal number, zero, negative,
+ * not a power of two, at or below ours) is ignored, as Open MPI 5.0's osc
+ * components ignore values below their minimum.  Read at creation, not
+ * subscribed (osc_newrma_compat.h, osc_newrma_info_get: the key is too long
+ * for 4.1's subscriptions); the window's info then holds the alignment in
+ * effect, which MPI_Win_get_info reports. */
+int osc_newrma_info_read_alignment(ompi_osc_newrma_module_t *module)
+{
+    static const char key[] = "mpi_minimum_memory_alignment";
+    opal_info_t *info = module->win->super.s_info;
+    size_t own = mca_osc_newrma_component.cacheline, parsed;
+    char value[OPAL_MAX_INFO_VAL + 1];
+
+    module->memory_alignment = own;
+    if (NULL != info && osc_newrma_info_get(info, key, value, sizeof(value)) && parse_size(value, &parsed)
+        && 0 == (parsed & (parsed - 1)) && parsed > own) {
+        module->memory_alignment = parsed;
+    }
+    if (NULL == info) {
+        return OMPI_SUCCESS;
+    }
+    snprintf(value, sizeof(value), "%lu", (unsigned long) module->memory_alignment);
+    return opal_info_set(info, key, value);
 }

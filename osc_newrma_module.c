@@ -388,6 +388,7 @@ int ompi_osc_newrma_window_create(struct ompi_win_t *win, void **base, size_t si
     win->w_osc_module = &module->super;
 
     ret = osc_newrma_info_subscribe(module);
+    ret = OMPI_SUCCESS == ret ? osc_newrma_info_read_alignment(module) : ret;
     if (OMPI_SUCCESS != ret) {
         goto error;
     }

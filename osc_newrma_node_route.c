@@ -52,23 +52,29 @@ static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
     return OMPI_SUCCESS != ret ? ret : all_ok ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
-/* Every block at a cache-line multiple, in node-rank (= window-rank)
- * order, then the stripes (one line each, `stripes` per process, the
- * node's largest count); returns the exact total. */
+/* Every block at a multiple of the node's largest alignment (a cache line
+ * at least), in node-rank (= window-rank) order, then the stripes (one line
+ * each, `stripes` per process, the node's largest count); returns the exact
+ * total. */
 static uint64_t route_layout(osc_newrma_node_route_t *route)
 {
     size_t line = mca_osc_newrma_component.cacheline;
     uint64_t total = 0;
 
     route->stripes = 1;
+    route->alignment = line;
+    for (int i = 0 ; i < route->local_size ; ++i) {
+        route->alignment = route->peers[i].alignment > route->alignment ? route->peers[i].alignment
+                                                                          : route->alignment;
+    }
     for (int i = 0 ; i < route->local_size ; ++i) {
         route->ranks[i] = route->peers[i].rank;
-        route->peers[i].offset = total;
-        total += align_up(route->peers[i].size, line);
+        route->peers[i].offset = align_up(total, route->alignment);
+        total = route->peers[i].offset + route->peers[i].size;
         route->stripes = route->peers[i].stripes > route->stripes ? route->peers[i].stripes : route->stripes;
     }
-    route->stripes_offset = total;
-    return total + (uint64_t) route->local_size * route->stripes * line;
+    route->stripes_offset = align_up(total, line);
+    return route->stripes_offset + (uint64_t) route->local_size * route->stripes * line;
 }
 
 /* Alone on this node: the route reaches ourselves only, in our own memory
@@ -91,8 +97,7 @@ static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t
         memset(route->stripe_mem, 0, route->stripes * line);
     }
     if (NULL == route->ranks || NULL == route->peers || NULL == route->stripe_mem
-        || (mine->size > 0
-            && 0 != posix_memalign((void **) &route->base, mca_osc_newrma_component.cacheline, mine->size))) {
+        || (mine->size > 0 && 0 != posix_memalign((void **) &route->base, mine->alignment, mine->size))) {
         route->base = NULL;
         route_free(route);
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -109,7 +114,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     struct ompi_communicator_t *node_comm = osc_newrma_fifo_node_comm(module);
     osc_newrma_node_route_t *route;
     osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size,
-                                    .stripes = mca_osc_newrma_component.acc_stripes };
+                                    .stripes = mca_osc_newrma_component.acc_stripes,
+                                    .alignment = module->memory_alignment };
     uint64_t total;
     int ret;
 
@@ -136,8 +142,7 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
         return ret;
     }
     total = route_layout(route);       /* never 0: the stripes */
-    ret = osc_newrma_shm_map(node_comm, total, mca_osc_newrma_component.cacheline, &route->mapping, &route->base,
-                             NULL, NULL, NULL);
+    ret = osc_newrma_shm_map(node_comm, total, route->alignment, &route->mapping, &route->base, NULL, NULL, NULL);
     if (OMPI_SUCCESS != ret) {
         route->base = NULL;
         route_free(route);

@@ -46,6 +46,8 @@ typedef struct {
     uint64_t size;
     uint64_t offset;            /* of its block in the segment */
     uint32_t stripes;           /* its osc_newrma_accumulate_stripes (the node takes the largest) */
+    uint64_t alignment;         /* of its window memory (mpi_minimum_memory_alignment; the node
+                                 * takes the largest) */
 } osc_newrma_node_peer_t;
 
 typedef struct osc_newrma_node_route_t {
@@ -61,6 +63,7 @@ typedef struct osc_newrma_node_route_t {
      * and stores and one applied from a packet exclude each other */
     unsigned int stripes;
     uint64_t stripes_offset;
+    size_t alignment;           /* of every block, and of the segment's base */
     char *stripe_mem;
 } osc_newrma_node_route_t;
 

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "opal/align.h"
@@ -51,38 +52,45 @@ static size_t align_up(size_t value, size_t alignment)
     return (value + alignment - 1) / alignment * alignment;
 }
 
-/* The offset in the data region where a rank's window memory starts, given
- * where the previous rank's ends.  MPI_Win_allocate_shared without
- * alloc_shared_noncontig must be one contiguous array (ranks packed, in rank
- * order); with it, each rank starts on its own page.  MPI_Win_allocate has no
- * contiguity rule: each rank starts on its own cache line (no false sharing
- * between neighbours' windows). */
-static size_t rank_data_start(size_t offset, int flavor, bool noncontig, size_t cacheline, size_t pagesize)
+static size_t max_size(size_t a, size_t b)
 {
-    if (MPI_WIN_FLAVOR_ALLOCATE == flavor) {
-        return align_up(offset, cacheline);
+    return a > b ? a : b;
+}
+
+/* What each rank's window memory starts on.  MPI_Win_allocate_shared without
+ * alloc_shared_noncontig must be one contiguous array (ranks packed, in rank
+ * order: 0, nothing between them; the array starts on the data alignment);
+ * with it, each rank starts on its own page.  MPI_Win_allocate has no
+ * contiguity rule: each rank starts on its own cache line (no false sharing
+ * between neighbours' windows).  mpi_minimum_memory_alignment raises both
+ * (params->data_alignment); in a contiguous array only the first rank's base
+ * is sure to have it (the next ones start where the previous ends). */
+static size_t rank_alignment(const osc_newrma_shm_params_t *params)
+{
+    if (MPI_WIN_FLAVOR_ALLOCATE == params->flavor) {
+        return max_size(params->cacheline, params->data_alignment);
     }
-    return noncontig ? align_up(offset, pagesize) : offset;
+    return params->noncontig ? max_size(params->pagesize, params->data_alignment) : 0;
 }
 
 /* What the window memory region, and so the segment's base, is aligned
- * to: a page where ranks start on their own pages. */
+ * to: a page where ranks start on their own pages, the data alignment
+ * where that is more. */
 static size_t data_region_alignment(const osc_newrma_shm_params_t *params)
 {
-    return params->noncontig ? params->pagesize : params->cacheline;
+    return max_size(params->noncontig ? params->pagesize : params->cacheline, params->data_alignment);
 }
 
 /* Window memory that lives in the segment: walks the ranks in order and
  * returns the data region's size; with `fill` it also records each rank's
  * offset in its peer info. */
-static size_t layout_window_data(int nranks, int flavor, const osc_newrma_peer_input_t *peers,
-                                 bool noncontig, size_t cacheline, size_t pagesize,
+static size_t layout_window_data(int nranks, const osc_newrma_peer_input_t *peers, size_t alignment,
                                  osc_newrma_shm_t *fill)
 {
     size_t total = 0;
 
     for (int i = 0 ; i < nranks ; ++i) {
-        total = rank_data_start(total, flavor, noncontig, cacheline, pagesize);
+        total = 0 == alignment ? total : align_up(total, alignment);
         if (NULL != fill) {
             osc_newrma_shm_peer(fill, i)->data_offset = fill->layout.data_offset + total;
         }
@@ -182,12 +190,12 @@ int osc_newrma_shm_layout(osc_newrma_shm_layout_t *layout, const osc_newrma_shm_
     layout->base_alignment = line;
     if (flavor_has_data(params->flavor)) {
         layout->base_alignment = data_region_alignment(params);
+        layout->rank_alignment = rank_alignment(params);
         offset = align_up(offset, layout->base_alignment);
     }
     layout->data_offset = offset;
     if (flavor_has_data(params->flavor)) {
-        offset += layout_window_data(nranks, params->flavor, params->peers, params->noncontig,
-                                     line, params->pagesize, NULL);
+        offset += layout_window_data(nranks, params->peers, layout->rank_alignment, NULL);
     }
     layout->total_size = align_up(offset, line);
     return OMPI_SUCCESS;
@@ -255,8 +263,7 @@ void osc_newrma_shm_layout_print(const osc_newrma_shm_layout_t *l, int nranks,
 /* Fill the read-only parts: header and every peer's info.  Done by the
  * creating process before any other process maps the segment (or, reused,
  * before the others read it). */
-void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
-                         const osc_newrma_peer_input_t *peers, bool noncontig, size_t pagesize)
+void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor, const osc_newrma_peer_input_t *peers)
 {
     osc_newrma_shm_header_t *header = (osc_newrma_shm_header_t *) (shm->base + shm->layout.header_offset);
 
@@ -274,7 +281,7 @@ void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor,
         info->pid = peers[i].pid;
     }
     if (flavor_has_data(flavor)) {
-        layout_window_data(nranks, flavor, peers, noncontig, shm->layout.cacheline, pagesize, shm);
+        layout_window_data(nranks, peers, shm->layout.rank_alignment, shm);
     }
 }
 
@@ -297,8 +304,9 @@ static int shm_attach_private(osc_newrma_shm_t *shm, size_t alignment)
 
 /* opal/shmem of Open MPI 4 puts its own header in front of what it returns
  * (5.0's has none: OSC_NEWRMA_SHMEM_HDR_SIZE is 0); pad so that our base is
- * aligned to `alignment` in every process (mappings are page aligned and the
- * header size is a constant, so the pad is the same everywhere). */
+ * aligned to `alignment` in every process (mappings are aligned to a page, or
+ * to `alignment` when that is more, and the header size is a constant, so
+ * the pad is the same everywhere). */
 static size_t shmem_pad(size_t alignment)
 {
     return OPAL_ALIGN_PAD_AMOUNT(OSC_NEWRMA_SHMEM_HDR_SIZE, alignment);
@@ -474,6 +482,56 @@ void osc_newrma_shm_unmap(osc_newrma_mapping_t *mapping)
     mapping->addr = NULL;
 }
 
+/* opal/shmem maps a segment at any page; window memory aligned to more than
+ * a page (mpi_minimum_memory_alignment) needs the mapping aligned to it,
+ * which no offset inside can give in every process.  Move the mapping
+ * (mremap) into a reservation of `alignment` more bytes, at its first
+ * aligned address, and release the rest of the reservation.  Returns the new
+ * start, or NULL with the old mapping left as it was. */
+static char *mapping_move_aligned(char *start, size_t length, size_t alignment)
+{
+    size_t bytes = align_up(length, (size_t) opal_getpagesize()), span = bytes + alignment;
+    char *reserve = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *target, *moved;
+
+    if (MAP_FAILED == reserve) {
+        return NULL;
+    }
+    target = (char *) align_up((uintptr_t) reserve, alignment);
+    /* the system call itself: Open MPI 4.1's memory patcher intercepts
+     * mremap() and returned NULL for this move (the old range held nothing
+     * a registration cache could know of: it was mapped a moment ago) */
+    moved = (char *) syscall(SYS_mremap, start, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+    if (target > reserve) {
+        munmap(reserve, (size_t) (target - reserve));
+    }
+    munmap(target + bytes, (size_t) (reserve + span - (target + bytes)));
+    if (MAP_FAILED == moved) {
+        munmap(target, bytes);
+        return NULL;
+    }
+    return moved;
+}
+
+/* This process's mapping moved onto `alignment` (opal/shmem's own header,
+ * if any, stays in front of what it returned); false: left where it was. */
+static bool mapping_align(opal_shmem_ds_t *ds, char **mapped, size_t alignment)
+{
+    size_t in_front = (size_t) (*mapped - (char *) ds->seg_base_addr);
+    char *moved;
+
+    if (0 == (uintptr_t) ds->seg_base_addr % alignment) {
+        return true;
+    }
+    moved = mapping_move_aligned((char *) ds->seg_base_addr, ds->seg_size, alignment);
+    if (NULL == moved) {
+        return false;
+    }
+    ds->seg_base_addr = (unsigned char *) moved;
+    *mapped = moved + in_front;
+    return true;
+}
+
 /* Collective: the creator's status travels with the descriptor, so every rank
  * learns of a failure and all of them return it. */
 int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t alignment,
@@ -483,6 +541,7 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     struct { int status; opal_shmem_ds_t ds; } announce;
     size_t pad = shmem_pad(alignment);
     char *mapped = NULL;
+    bool aligned;
     int mine[2], all[2] = { 0, 0 }, ret;
 
     *base = NULL;
@@ -503,10 +562,12 @@ int osc_newrma_shm_map(struct ompi_communicator_t *comm, size_t size, size_t ali
     if (0 != ompi_comm_rank(comm)) {
         mapped = opal_shmem_segment_attach(&announce.ds);
     }
+    aligned = NULL == mapped || alignment <= (size_t) opal_getpagesize()
+              || mapping_align(&announce.ds, &mapped, alignment);
     /* after this reduction everyone has mapped (or failed): the file can go,
      * so a job killed from here on leaves nothing in the backing directory;
      * the vote rides along */
-    mine[0] = NULL != mapped;
+    mine[0] = NULL != mapped && aligned;
     mine[1] = NULL == vote || *vote;
     ret = comm->c_coll->coll_allreduce(mine, all, 2, MPI_INT, MPI_MIN, comm, comm->c_coll->coll_allreduce_module);
     if (0 == ompi_comm_rank(comm)) {
@@ -537,7 +598,6 @@ typedef struct {
     osc_newrma_shm_t *shm;
     ompi_osc_newrma_module_t *module;
     const osc_newrma_peer_input_t *peers;
-    size_t pagesize;
 } shm_fill_ctx_t;
 
 static void shm_fill_created(void *ctx, char *base)
@@ -547,7 +607,7 @@ static void shm_fill_created(void *ctx, char *base)
 
     c->shm->base = base;
     c->shm->id = (uint64_t) (uint32_t) getpid() << 32 | (osc_newrma_fetch_add_relaxed(&created, 1) + 1);
-    osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers, c->module->alloc_shared_noncontig, c->pagesize);
+    osc_newrma_shm_fill(c->shm, c->module->size, c->module->flavor, c->peers);
     c->shm->base = NULL;
 }
 
@@ -624,6 +684,7 @@ void osc_newrma_shape_mine(const ompi_osc_newrma_module_t *module, osc_newrma_sh
         .no_locks = module->no_locks,
         .noncontig = module->alloc_shared_noncontig,
         .cacheline = c->cacheline,
+        .data_alignment = module->memory_alignment,
     };
 }
 
@@ -652,6 +713,8 @@ void osc_newrma_shape_agree(osc_newrma_shape_t *agreed, const osc_newrma_peer_in
         agreed->no_locks = agreed->no_locks && s->no_locks;
         agreed->noncontig = agreed->noncontig && s->noncontig;
         agreed->cacheline = agreed->cacheline > s->cacheline ? agreed->cacheline : s->cacheline;
+        agreed->data_alignment = agreed->data_alignment > s->data_alignment ? agreed->data_alignment
+                                                                           : s->data_alignment;
     }
     /* the arrival words share the barrier line */
     if (agreed->fence_flat_ranks > agreed->cacheline / sizeof(int64_t)) {
@@ -683,6 +746,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
         .barrier_rounds = osc_newrma_barrier_rounds(module->size, module->shape.fence_flat_ranks),
         .cacheline = module->shape.cacheline,
         .pagesize = pagesize,
+        .data_alignment = module->shape.data_alignment,
     };
 
     ret = osc_newrma_shm_layout(&shm->layout, &params);
@@ -697,7 +761,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
     if (1 == module->size) {
         ret = shm_attach_private(shm, alignment);
         if (OMPI_SUCCESS == ret) {
-            osc_newrma_shm_fill(shm, 1, module->flavor, peers, module->alloc_shared_noncontig, pagesize);
+            osc_newrma_shm_fill(shm, 1, module->flavor, peers);
         }
         return ret;
     }
@@ -713,7 +777,7 @@ int osc_newrma_shm_attach(ompi_osc_newrma_module_t *module, struct ompi_communic
     /* Rank 0 fills the read-only parts before anyone else maps the segment:
      * they are there for everyone when the mapping's reduction returns, and
      * window creation needs no closing barrier. */
-    shm_fill_ctx_t ctx = { .shm = shm, .module = module, .peers = peers, .pagesize = pagesize };
+    shm_fill_ctx_t ctx = { .shm = shm, .module = module, .peers = peers };
     ret = osc_newrma_shm_map(comm, shm->layout.total_size, alignment, &shm->mapping, &shm->base,
                              shm_fill_created, &ctx, &vote);
     shm->is_shared = OMPI_SUCCESS == ret;

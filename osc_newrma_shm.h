@@ -171,6 +171,7 @@ typedef struct {
     uint32_t no_locks;               /* 1 only if every process said no_locks */
     uint32_t noncontig;              /* 1 only if every process said alloc_shared_noncontig */
     uint64_t cacheline;              /* max */
+    uint64_t data_alignment;         /* max: of each rank's window memory (mpi_minimum_memory_alignment) */
 } osc_newrma_shape_t;
 
 /* Dissemination rounds of the fence's node barrier for a window of `nranks`
@@ -219,6 +220,7 @@ typedef struct {
     unsigned int barrier_rounds;     /* fence flags per rank (dissemination barrier; 0: none) */
     size_t cacheline;
     size_t pagesize;
+    size_t data_alignment;           /* of each rank's window memory: a power of two (0: the line) */
 } osc_newrma_shm_params_t;
 
 /* Offsets of every region; the same in every process. */
@@ -246,6 +248,7 @@ typedef struct {
     unsigned int ring_slots;
     size_t data_offset;              /* window memory (allocate/shared flavors) */
     size_t base_alignment;           /* the segment's base: a page if window memory starts on one */
+    size_t rank_alignment;           /* each rank's window memory (0: packed, a contiguous array) */
 } osc_newrma_shm_layout_t;
 
 /* What unmapping a segment needs: opal/shmem's descriptor without the file's
@@ -298,8 +301,7 @@ int osc_newrma_shm_attach(struct ompi_osc_newrma_module_t *module, struct ompi_c
 void osc_newrma_shm_detach(osc_newrma_shm_t *shm);
 /* Rank 0's part of (re)filling a segment: zero what the layout uses below
  * the window memory, write the header and the peers' info. */
-void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor, const osc_newrma_peer_input_t *peers,
-                         bool noncontig, size_t pagesize);
+void osc_newrma_shm_fill(osc_newrma_shm_t *shm, int nranks, int flavor, const osc_newrma_peer_input_t *peers);
 
 /* Segment reuse (osc_newrma_shm_reuse.c): a freed window's segment, kept
  * mapped, serves the next window of exactly the same processes on the node.

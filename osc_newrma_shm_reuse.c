@@ -36,8 +36,6 @@
 
 #include <string.h>
 
-#include "opal/util/sys_limits.h"
-
 #include "osc_newrma.h"
 #include "osc_newrma_active_target.h"
 
@@ -111,8 +109,7 @@ static void refill(ompi_osc_newrma_module_t *module, const osc_newrma_peer_input
     osc_newrma_shm_t *shm = &module->shm;
 
     memset(shm->base, 0, shm->layout.total_size);
-    osc_newrma_shm_fill(shm, module->size, module->flavor, peers, module->alloc_shared_noncontig,
-                        opal_getpagesize());
+    osc_newrma_shm_fill(shm, module->size, module->flavor, peers);
     osc_newrma_store_release(&segment_header(shm)->uses, shm->uses);   /* the refill before it */
 }
 
