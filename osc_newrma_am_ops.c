@@ -246,6 +246,7 @@ osc_newrma_target_t *osc_newrma_am_target_get(ompi_osc_newrma_module_t *module, 
 
 void osc_newrma_am_target_release(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
 {
+    osc_newrma_node_route_close(module, t->rank);
     if (t->from_window_pool) {
         module->am_targets_local--;
     } else {
@@ -702,6 +703,9 @@ int osc_newrma_am_target_complete(ompi_osc_newrma_module_t *module, osc_newrma_t
 {
     int ret;
 
+    if (sync_flags & NEWRMA_PF_UNLOCK) {
+        osc_newrma_node_route_close(module, t->rank);
+    }
     t->busy++;
     ret = target_complete(module, t, sync_flags, wait);
     t->busy--;
@@ -986,6 +990,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     }
     opal_list_append(&t->pending, &op->super.super);
     t->npending++;
+    osc_newrma_node_route_close(module, call->target);
     mca_osc_newrma_component.route_am_ops++;
     ret = target_kick(module, t, call->want_request);
     osc_newrma_am_leave();
@@ -1034,7 +1039,8 @@ static bool target_idle(const osc_newrma_target_t *t)
 
 /* The node route's admission of an operation: the target's range, its
  * access granted, and for the accumulate family (`ordered`) nothing of
- * ours to it in flight.  *offset: of the target's bytes in its window.
+ * ours to it in flight -- a flag test once the route has the target open
+ * (osc_newrma_node_route.h).  *offset: of the target's bytes in its window.
  * *done false: the caller sends the operation as a packet. */
 static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
                       const osc_newrma_layout_t *tl, bool ordered, ptrdiff_t *offset, bool *done)
@@ -1046,13 +1052,18 @@ static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, c
     if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
         return ret;
     }
-    osc_newrma_am_enter();
-    t = osc_newrma_am_target_get(module, call->target);
-    ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
-    *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
-    osc_newrma_am_leave();
+    if (!osc_newrma_node_route_is_open(module->am_node, peer)) {
+        osc_newrma_am_enter();
+        t = osc_newrma_am_target_get(module, call->target);
+        ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
+        if (OMPI_SUCCESS == ret && *done && target_idle(t)) {
+            osc_newrma_node_route_open(module->am_node, peer);
+        }
+        *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
+        osc_newrma_am_leave();
+    }
     if (OMPI_SUCCESS == ret && *done) {
-        mca_osc_newrma_component.route_node_ops++;
+        osc_newrma_node_route_count();
     }
     return ret;
 }

@@ -40,6 +40,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_epoch.h"
 #include "osc_newrma_am.h"
+#include "osc_newrma_node_route.h"
 
 /* Locking ourselves is not lazy: the program may load and store its own
  * window memory as soon as the call returns, so the lock must be held by
@@ -560,6 +561,9 @@ int osc_newrma_am_flush(int target, struct ompi_win_t *win)
     osc_newrma_target_t *t;
     int ret;
 
+    if (osc_newrma_node_route_flush(module, target, &ret)) {
+        return ret;
+    }
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target);
     if (OMPI_SUCCESS == ret && NULL != (t = osc_newrma_target_find(module, target))) {

@@ -21,6 +21,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_epoch.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport_fifo.h"
 
@@ -39,6 +40,7 @@ static void route_free(osc_newrma_node_route_t *route)
     }
     free(route->ranks);
     free(route->peers);
+    free(route->open);
     free(route);
 }
 
@@ -83,6 +85,7 @@ static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t
     route->stripes = mine->stripes;
     route->ranks = malloc(sizeof(int));
     route->peers = malloc(sizeof(osc_newrma_node_peer_t));
+    route->open = calloc(1, sizeof(uint8_t));
     /* (stripes even alone: the packet handler and the process's other
      * threads may accumulate into our memory at once) */
     if (0 != posix_memalign((void **) &route->stripe_mem, line, route->stripes * line)) {
@@ -90,7 +93,7 @@ static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t
     } else {
         memset(route->stripe_mem, 0, route->stripes * line);
     }
-    if (NULL == route->ranks || NULL == route->peers || NULL == route->stripe_mem
+    if (NULL == route->ranks || NULL == route->peers || NULL == route->open || NULL == route->stripe_mem
         || (mine->size > 0
             && 0 != posix_memalign((void **) &route->base, mca_osc_newrma_component.cacheline, mine->size))) {
         route->base = NULL;
@@ -126,7 +129,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     route->local_size = ompi_comm_size(node_comm);
     route->ranks = malloc(sizeof(int) * (size_t) route->local_size);
     route->peers = malloc(sizeof(osc_newrma_node_peer_t) * (size_t) route->local_size);
-    ret = node_agree_ok(node_comm, NULL != route->ranks && NULL != route->peers);
+    route->open = calloc((size_t) route->local_size, sizeof(uint8_t));
+    ret = node_agree_ok(node_comm, NULL != route->ranks && NULL != route->peers && NULL != route->open);
     if (OMPI_SUCCESS == ret) {
         ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, route->peers, sizeof(mine),
                                                 MPI_BYTE, node_comm, node_comm->c_coll->coll_allgather_module);
@@ -148,6 +152,46 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes",
                    route->local_size - 1, (unsigned long) total);
     return OMPI_SUCCESS;
+}
+
+void osc_newrma_node_route_close(ompi_osc_newrma_module_t *module, int rank)
+{
+    const osc_newrma_node_peer_t *peer;
+
+    if (NULL != module->am_node && NULL != (peer = osc_newrma_node_route_peer(module->am_node, rank))) {
+        osc_newrma_store_relaxed(&module->am_node->open[peer - module->am_node->peers], 0);
+    }
+}
+
+/* The flushes to open node peers between two that poll the transports:
+ * the polling flush's own poll turns progress fully every few calls
+ * (osc_newrma_am_call_poll), so a waiting process is served within a few
+ * hundred calls. */
+#define NEWRMA_NODE_FLUSHES_PER_POLL 64
+
+bool osc_newrma_node_route_flush(ompi_osc_newrma_module_t *module, int target, int *ret)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+    const osc_newrma_node_peer_t *peer;
+
+    unsigned int flushes;
+
+    if (NULL == route || NULL == (peer = osc_newrma_node_route_peer(route, target))
+        || !osc_newrma_node_route_is_open(route, peer)
+        || OMPI_SUCCESS != osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target)) {
+        return false;
+    }
+    flushes = osc_newrma_load_relaxed(&route->quiet_flushes);
+    osc_newrma_store_relaxed(&route->quiet_flushes, flushes + 1);
+    if (0 == flushes % NEWRMA_NODE_FLUSHES_PER_POLL) {
+        return false;
+    }
+    /* the node route's operations are complete when they return: what is
+     * left is to order them before our next synchronization, as the direct
+     * path's flush does */
+    osc_newrma_fence_seq_cst();
+    *ret = OMPI_SUCCESS;
+    return true;
 }
 
 void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)
