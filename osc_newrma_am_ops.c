@@ -46,6 +46,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
@@ -552,6 +553,10 @@ static int send_lock_packet(ompi_osc_newrma_module_t *module, osc_newrma_target_
     while (0 != t->acks_pending) {
         osc_newrma_am_progress_once();
     }
+    if (!try_only && osc_newrma_node_lock_applies(module, t)) {
+        osc_newrma_node_lock_take(module, t);      /* a peer on our node: no packet */
+        return OMPI_SUCCESS;
+    }
     t->lock_state = NEWRMA_LOCK_ISSUED;
     t->denied = false;
     t->tried = try_only;
@@ -565,8 +570,8 @@ int osc_newrma_am_lock_order(ompi_osc_newrma_module_t *module, osc_newrma_target
     osc_newrma_target_t *u;
     int ret = OMPI_SUCCESS;
 
-    if (NEWRMA_WIN_PER_TARGET != module->state) {
-        return OMPI_SUCCESS;
+    if (NEWRMA_WIN_PER_TARGET != module->state || module->lock_count <= 1) {
+        return OMPI_SUCCESS;     /* (one lock held: `t`'s, no other called before it) */
     }
     while (OMPI_SUCCESS == ret && NULL != (u = earliest_unrequested_before(module, t))) {
         ret = send_lock_packet(module, u, false);
@@ -707,7 +712,13 @@ int osc_newrma_am_target_complete(ompi_osc_newrma_module_t *module, osc_newrma_t
         osc_newrma_node_route_close(module, t->rank);
     }
     t->busy++;
-    ret = target_complete(module, t, sync_flags, wait);
+    if ((sync_flags & NEWRMA_PF_UNLOCK) && t->node_locked) {
+        /* whatever went as packets acknowledged, then the node lock back */
+        ret = target_complete(module, t, (uint8_t) ((sync_flags & ~NEWRMA_PF_UNLOCK) | NEWRMA_PF_FLUSH), true);
+        osc_newrma_node_lock_give(module, t);
+    } else {
+        ret = target_complete(module, t, sync_flags, wait);
+    }
     t->busy--;
     return ret;
 }

@@ -22,6 +22,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_epoch.h"
+#include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport_fifo.h"
 
@@ -56,21 +57,26 @@ static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
 
 /* Every block at a cache-line multiple, in node-rank (= window-rank)
  * order, then the stripes (one line each, `stripes` per process, the
- * node's largest count); returns the exact total. */
+ * node's largest count), then, if every process of the node wants the
+ * node lock, one lock line per process; returns the exact total. */
 static uint64_t route_layout(osc_newrma_node_route_t *route)
 {
     size_t line = mca_osc_newrma_component.cacheline;
     uint64_t total = 0;
 
     route->stripes = 1;
+    route->node_lock = true;
     for (int i = 0 ; i < route->local_size ; ++i) {
         route->ranks[i] = route->peers[i].rank;
         route->peers[i].offset = total;
         total += align_up(route->peers[i].size, line);
         route->stripes = route->peers[i].stripes > route->stripes ? route->peers[i].stripes : route->stripes;
+        route->node_lock = route->node_lock && 0 != route->peers[i].node_lock;
     }
     route->stripes_offset = total;
-    return total + (uint64_t) route->local_size * route->stripes * line;
+    total += (uint64_t) route->local_size * route->stripes * line;
+    route->locks_offset = total;
+    return total + (route->node_lock ? (uint64_t) route->local_size * line : 0);
 }
 
 /* Alone on this node: the route reaches ourselves only, in our own memory
@@ -112,7 +118,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     struct ompi_communicator_t *node_comm = osc_newrma_fifo_node_comm(module);
     osc_newrma_node_route_t *route;
     osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size,
-                                    .stripes = mca_osc_newrma_component.acc_stripes };
+                                    .stripes = mca_osc_newrma_component.acc_stripes,
+                                    .node_lock = mca_osc_newrma_component.node_lock };
     uint64_t total;
     int ret;
 
@@ -149,8 +156,9 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     }
     module->am_node = route;
     *base = 0 == size ? NULL : route->base + osc_newrma_node_route_peer(route, module->rank)->offset;
-    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes",
-                   route->local_size - 1, (unsigned long) total);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes, %s",
+                   route->local_size - 1, (unsigned long) total,
+                   route->node_lock ? "node lock" : "locks by the packet handlers only");
     return OMPI_SUCCESS;
 }
 
@@ -163,27 +171,28 @@ void osc_newrma_node_route_close(ompi_osc_newrma_module_t *module, int rank)
     }
 }
 
-/* The flushes to open node peers between two that poll the transports:
- * the polling flush's own poll turns progress fully every few calls
- * (osc_newrma_am_call_poll), so a waiting process is served within a few
- * hundred calls. */
-#define NEWRMA_NODE_FLUSHES_PER_POLL 64
+/* The calls to node peers that skip their poll between two that poll the
+ * transports: the polling call's own poll turns progress fully every few
+ * calls (osc_newrma_am_call_poll), so a process waiting by such calls is
+ * served within a few hundred of them. */
+#define NEWRMA_NODE_CALLS_PER_POLL 64
+
+static bool pace_skips_poll(osc_newrma_node_route_t *route)
+{
+    unsigned int calls = osc_newrma_load_relaxed(&route->quiet_calls);
+
+    osc_newrma_store_relaxed(&route->quiet_calls, calls + 1);
+    return 0 != calls % NEWRMA_NODE_CALLS_PER_POLL;
+}
 
 bool osc_newrma_node_route_flush(ompi_osc_newrma_module_t *module, int target, int *ret)
 {
     osc_newrma_node_route_t *route = module->am_node;
     const osc_newrma_node_peer_t *peer;
 
-    unsigned int flushes;
-
     if (NULL == route || NULL == (peer = osc_newrma_node_route_peer(route, target))
         || !osc_newrma_node_route_is_open(route, peer)
-        || OMPI_SUCCESS != osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target)) {
-        return false;
-    }
-    flushes = osc_newrma_load_relaxed(&route->quiet_flushes);
-    osc_newrma_store_relaxed(&route->quiet_flushes, flushes + 1);
-    if (0 == flushes % NEWRMA_NODE_FLUSHES_PER_POLL) {
+        || OMPI_SUCCESS != osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target) || !pace_skips_poll(route)) {
         return false;
     }
     /* the node route's operations are complete when they return: what is
@@ -194,9 +203,18 @@ bool osc_newrma_node_route_flush(ompi_osc_newrma_module_t *module, int target, i
     return true;
 }
 
+bool osc_newrma_node_route_quiet_call(ompi_osc_newrma_module_t *module, int target)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+
+    return NULL != route && route->node_lock && target != module->rank
+           && NULL != osc_newrma_node_route_peer(route, target) && pace_skips_poll(route);
+}
+
 void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)
 {
     if (NULL != module->am_node) {
+        osc_newrma_node_proxy_fini(module);
         route_free(module->am_node);
         module->am_node = NULL;
     }
