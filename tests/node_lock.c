@@ -57,21 +57,13 @@ static void watchdog(int sig)
     _exit(3);
 }
 
-/* Each rank's node as newrma sees it: its real node, or pretend nodes of
- * osc_newrma_fifo_node_ranks consecutive ranks of it.  Returns whether
- * the window takes the active-message path (pretend nodes, or real nodes
- * spanned), where the node route and its lock live. */
+/* Each rank's node (tests/common.h); returns whether the window takes
+ * the active-message path (pretend nodes, or real nodes spanned), where
+ * the node route and its lock live. */
 static int find_nodes(void)
 {
-    MPI_Comm shared;
-    int local, leader, mine, pretend = test_cvar_int("osc_newrma_fifo_node_ranks"), spans = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
-    MPI_Comm_rank(shared, &local);
-    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shared);
-    MPI_Comm_free(&shared);
-    mine = leader * size + (pretend > 0 ? local / pretend : 0);
-    node_of = malloc(sizeof(int) * (size_t) size);
-    MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+    int pretend = test_cvar_int("osc_newrma_fifo_node_ranks"), spans = 0;
+    node_of = test_node_of(pretend);
     for (int r = 0; r < size; ++r) {
         spans = spans || node_of[r] / size != node_of[0] / size;      /* real nodes */
     }
@@ -159,11 +151,11 @@ int main(int argc, char **argv)
     MPI_Win win;
 
     test_init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    rank = test_rank;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     signal(SIGALRM, watchdog);
     alarm(WATCHDOG_S);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rank = test_rank;
     am_path = find_nodes();
     node_lock = test_cvar_int("osc_newrma_node_lock") && !test_cvar_int("osc_newrma_force_remote");
     test_pvar_open(&node_locks, "osc_newrma_route_node_locks");
