@@ -361,12 +361,13 @@ static int component_register(void)
         "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->force_remote);
 
-    c->node_lock = true;
+    c->node_lock = false;
     (void) mca_base_component_var_register(version, "node_lock",
         "In MPI_Win_allocate windows spanning nodes, node-local origins take a target's passive-target "
         "lock in the node's segment directly and the target's packet handler takes it on behalf of "
         "remote origins, so that lock and unlock to a peer on the node cost no message (the processes "
-        "of a node agree: off if off on any)",
+        "of a node agree: off if off on any). Off by default: one torn read in six runs of "
+        "tests/rw_lock_stress.c across the test nodes is not explained yet (docs/mixed-windows.md)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->node_lock);
 
     c->force_am = false;

@@ -30,7 +30,8 @@
  * used: exactly one per epoch of an origin on T's node other than T (none
  * without the node lock: windows all on one node, every peer remote, no
  * peer on the node, osc_newrma_node_lock off).
- * newrma-test: only-newrma np>=2
+ * Run with osc_newrma_node_lock on (it is off by default).
+ * newrma-test: only-newrma np>=2 mca=osc_newrma_node_lock:1
  */
 #include "common.h"
 
