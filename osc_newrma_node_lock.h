@@ -9,7 +9,8 @@
  */
 /*
  * osc/newrma: the node lock of a window spanning nodes, and its proxy
- * (docs/mixed-windows.md, "Passive-target locks").
+ * (docs/mixed-windows.md, "Built: the node lock"; osc_newrma_node_lock,
+ * off by default until the open problem described there is understood).
  *
  * Each process of a node has a reader/writer lock word in the node
  * route's segment (one cache line each, after the stripes).  A node-local
