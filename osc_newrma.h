@@ -121,6 +121,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t fail_injected;      /* copies failed or cut short by it (MPI_T pvar) */
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
+    bool node_lock;              /* mixed windows: the node lock and its proxy (osc_newrma_node_route.h) */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
     unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
     bool progress_thread;        /* serve AM packets from a thread of our own */
@@ -149,6 +150,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t ucx_rendezvous_received;  /* UCX messages that came by rendezvous (MPI_T pvar) */
     uint64_t route_node_ops;           /* operations of windows spanning nodes done by the node route (MPI_T pvar) */
     uint64_t route_am_ops;             /* operations queued on the active-message path (MPI_T pvar) */
+    uint64_t route_node_locks;         /* node locks taken by node-local origins (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
     uint64_t relayed_bytes;      /* bytes of our puts/gets relayed through shared slots (MPI_T pvar) */
 };
@@ -231,6 +233,7 @@ struct osc_newrma_target_t {
     bool tried;                  /* the lock in flight was only tried (answered at once) */
     uint64_t lock_seq;           /* MPI_Win_lock call order (lazy locks keep it) */
     bool window_locked;          /* lock_all's window protocol holds this target's lock */
+    bool node_locked;            /* we hold this node peer's node lock (osc_newrma_node_route.h) */
     int32_t busy;                /* threads waiting on this element (not reclaimable) */
 };
 typedef struct osc_newrma_target_t osc_newrma_target_t;

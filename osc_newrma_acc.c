@@ -645,32 +645,6 @@ int osc_newrma_acc_validate(struct ompi_win_t *win, const void *origin_addr, int
     return ret;
 }
 
-int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_datatype_t *target_dt,
-                                const void *packed_origin, size_t bytes, struct ompi_op_t *op,
-                                void *packed_result)
-{
-    acc_t a = { .op = op, .origin_addr = packed_origin, .origin_count = (int) bytes,
-                .origin_dt = &ompi_mpi_packed.dt, .result_addr = packed_result,
-                .result_count = (int) bytes, .result_dt = NULL != packed_result ? &ompi_mpi_packed.dt : NULL,
-                .tcount = target_count, .tdt = target_dt };
-    uint32_t prim_count;
-    ptrdiff_t lb;
-
-    osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
-    osc_newrma_datatype_layout(&ompi_mpi_packed.dt, (int) bytes, &a.ol);
-    if (0 == a.tl.bytes) {
-        return OMPI_SUCCESS;
-    }
-    if (OMPI_SUCCESS != ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count)
-        || NULL == a.basic) {
-        return MPI_ERR_TYPE;
-    }
-    ompi_datatype_type_size(a.basic, &a.esize);
-    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
-    a.n = a.tl.bytes / a.esize;
-    return acc_combine_locked(&a, target);
-}
-
 /* `count` elements of a predefined `dt` are one element array: packed at
  * the type's size (not a pair type with padding, nor a bound marker). */
 static inline bool is_packed_predefined(struct ompi_datatype_t *dt)
@@ -684,6 +658,38 @@ static inline bool is_packed_predefined(struct ompi_datatype_t *dt)
     ompi_datatype_type_size(dt, &size);
     ompi_datatype_get_extent(dt, &lb, &extent);
     return 0 != size && 0 == lb && (ptrdiff_t) size == extent;
+}
+
+int osc_newrma_acc_apply_packed(void *target, int target_count, struct ompi_datatype_t *target_dt,
+                                const void *packed_origin, size_t bytes, struct ompi_op_t *op,
+                                void *packed_result)
+{
+    acc_t a = { .op = op, .origin_addr = packed_origin, .origin_count = (int) bytes,
+                .origin_dt = &ompi_mpi_packed.dt, .result_addr = packed_result,
+                .result_count = (int) bytes, .result_dt = NULL != packed_result ? &ompi_mpi_packed.dt : NULL,
+                .tcount = target_count, .tdt = target_dt };
+    uint32_t prim_count;
+    ptrdiff_t lb;
+
+    if (is_packed_predefined(target_dt)) {
+        /* the packed bytes are element arrays already: no datatype engine */
+        ompi_datatype_type_size(target_dt, &a.esize);
+        combine_elements(op, target_dt, target, packed_origin, packed_result, (size_t) target_count, a.esize);
+        return OMPI_SUCCESS;
+    }
+    osc_newrma_datatype_layout(target_dt, target_count, &a.tl);
+    osc_newrma_datatype_layout(&ompi_mpi_packed.dt, (int) bytes, &a.ol);
+    if (0 == a.tl.bytes) {
+        return OMPI_SUCCESS;
+    }
+    if (OMPI_SUCCESS != ompi_osc_base_get_primitive_type_info(target_dt, &a.basic, &prim_count)
+        || NULL == a.basic) {
+        return MPI_ERR_TYPE;
+    }
+    ompi_datatype_type_size(a.basic, &a.esize);
+    ompi_datatype_get_extent(a.basic, &lb, &a.eextent);
+    a.n = a.tl.bytes / a.esize;
+    return acc_combine_locked(&a, target);
 }
 
 /* The common case, worth a path without the datatype engine: origin (unless

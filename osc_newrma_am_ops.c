@@ -46,6 +46,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
@@ -246,6 +247,7 @@ osc_newrma_target_t *osc_newrma_am_target_get(ompi_osc_newrma_module_t *module, 
 
 void osc_newrma_am_target_release(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
 {
+    osc_newrma_node_route_close(module, t->rank);
     if (t->from_window_pool) {
         module->am_targets_local--;
     } else {
@@ -551,6 +553,10 @@ static int send_lock_packet(ompi_osc_newrma_module_t *module, osc_newrma_target_
     while (0 != t->acks_pending) {
         osc_newrma_am_progress_once();
     }
+    if (!try_only && osc_newrma_node_lock_applies(module, t)) {
+        osc_newrma_node_lock_take(module, t);      /* a peer on our node: no packet */
+        return OMPI_SUCCESS;
+    }
     t->lock_state = NEWRMA_LOCK_ISSUED;
     t->denied = false;
     t->tried = try_only;
@@ -564,8 +570,8 @@ int osc_newrma_am_lock_order(ompi_osc_newrma_module_t *module, osc_newrma_target
     osc_newrma_target_t *u;
     int ret = OMPI_SUCCESS;
 
-    if (NEWRMA_WIN_PER_TARGET != module->state) {
-        return OMPI_SUCCESS;
+    if (NEWRMA_WIN_PER_TARGET != module->state || module->lock_count <= 1) {
+        return OMPI_SUCCESS;     /* (one lock held: `t`'s, no other called before it) */
     }
     while (OMPI_SUCCESS == ret && NULL != (u = earliest_unrequested_before(module, t))) {
         ret = send_lock_packet(module, u, false);
@@ -702,8 +708,17 @@ int osc_newrma_am_target_complete(ompi_osc_newrma_module_t *module, osc_newrma_t
 {
     int ret;
 
+    if (sync_flags & NEWRMA_PF_UNLOCK) {
+        osc_newrma_node_route_close(module, t->rank);
+    }
     t->busy++;
-    ret = target_complete(module, t, sync_flags, wait);
+    if ((sync_flags & NEWRMA_PF_UNLOCK) && t->node_locked) {
+        /* whatever went as packets acknowledged, then the node lock back */
+        ret = target_complete(module, t, (uint8_t) ((sync_flags & ~NEWRMA_PF_UNLOCK) | NEWRMA_PF_FLUSH), true);
+        osc_newrma_node_lock_give(module, t);
+    } else {
+        ret = target_complete(module, t, sync_flags, wait);
+    }
     t->busy--;
     return ret;
 }
@@ -986,6 +1001,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     }
     opal_list_append(&t->pending, &op->super.super);
     t->npending++;
+    osc_newrma_node_route_close(module, call->target);
     mca_osc_newrma_component.route_am_ops++;
     ret = target_kick(module, t, call->want_request);
     osc_newrma_am_leave();
@@ -1034,7 +1050,8 @@ static bool target_idle(const osc_newrma_target_t *t)
 
 /* The node route's admission of an operation: the target's range, its
  * access granted, and for the accumulate family (`ordered`) nothing of
- * ours to it in flight.  *offset: of the target's bytes in its window.
+ * ours to it in flight -- a flag test once the route has the target open
+ * (osc_newrma_node_route.h).  *offset: of the target's bytes in its window.
  * *done false: the caller sends the operation as a packet. */
 static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
                       const osc_newrma_layout_t *tl, bool ordered, ptrdiff_t *offset, bool *done)
@@ -1046,13 +1063,18 @@ static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, c
     if (OMPI_SUCCESS != ret || 0 == tl->bytes) {
         return ret;
     }
-    osc_newrma_am_enter();
-    t = osc_newrma_am_target_get(module, call->target);
-    ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
-    *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
-    osc_newrma_am_leave();
+    if (!osc_newrma_node_route_is_open(module->am_node, peer)) {
+        osc_newrma_am_enter();
+        t = osc_newrma_am_target_get(module, call->target);
+        ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
+        if (OMPI_SUCCESS == ret && *done && target_idle(t)) {
+            osc_newrma_node_route_open(module->am_node, peer);
+        }
+        *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
+        osc_newrma_am_leave();
+    }
     if (OMPI_SUCCESS == ret && *done) {
-        mca_osc_newrma_component.route_node_ops++;
+        osc_newrma_node_route_count();
     }
     return ret;
 }

@@ -40,6 +40,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_epoch.h"
 #include "osc_newrma_am.h"
+#include "osc_newrma_node_route.h"
 
 /* Locking ourselves is not lazy: the program may load and store its own
  * window memory as soon as the call returns, so the lock must be held by
@@ -305,6 +306,17 @@ int osc_newrma_am_test(struct ompi_win_t *win, int *flag)
 /* LOCK / UNLOCK / LOCK_ALL / UNLOCK_ALL                               */
 /* ------------------------------------------------------------------ */
 
+/* The way out of a lock or unlock of `target`: a peer on our node under
+ * the node lock polls only now and then (osc_newrma_node_route.h). */
+static void leave_to(ompi_osc_newrma_module_t *module, int target, unsigned int turns)
+{
+    if (osc_newrma_node_route_quiet_call(module, target)) {
+        osc_newrma_am_leave();
+    } else {
+        osc_newrma_am_call_leave(turns);
+    }
+}
+
 int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi_win_t *win)
 {
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
@@ -332,7 +344,7 @@ int osc_newrma_am_lock_target(int lock_type, int target, int assert, struct ompi
     if (target == module->rank && !t->lock_assert) {
         ret = lock_self_now(module, t);
     }
-    osc_newrma_am_call_leave(turns);
+    leave_to(module, target, turns);
     return ret;
 }
 
@@ -351,7 +363,7 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win)
     ret = osc_newrma_am_target_complete(module, t, close_by_unlock(t), true);
     osc_newrma_am_target_release(module, t);
     osc_newrma_epoch_apply(module, NEWRMA_SYNC_UNLOCK);
-    osc_newrma_am_call_leave(turns);
+    leave_to(module, target, turns);
     return ret;
 }
 
@@ -560,6 +572,9 @@ int osc_newrma_am_flush(int target, struct ompi_win_t *win)
     osc_newrma_target_t *t;
     int ret;
 
+    if (osc_newrma_node_route_flush(module, target, &ret)) {
+        return ret;
+    }
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target);
     if (OMPI_SUCCESS == ret && NULL != (t = osc_newrma_target_find(module, target))) {

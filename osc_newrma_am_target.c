@@ -40,6 +40,7 @@
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
+#include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
@@ -113,6 +114,8 @@ static struct {
                          * which the thread holds whenever it looks */
 } progress_thread;
 
+static void proxies_retry(void);
+
 /* opal_progress callback, for the transports that have no callback of
  * their own (has_work: loopback, FIFOs).  With a single thread nothing can
  * change their queues or windows under us, so an idle check costs a load
@@ -124,11 +127,12 @@ static int am_progress(void)
     bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (single && !osc_newrma_transports_have_work()) {
+    if (single && !osc_newrma_transports_have_work() && !osc_newrma_node_proxy_waiting()) {
         return 0;
     }
     osc_newrma_am_enter();
     any = osc_newrma_transports_poll();
+    proxies_retry();
     osc_newrma_am_leave();
     return any;
 }
@@ -156,6 +160,7 @@ void osc_newrma_am_progress_once(void)
      * also what gives the core away (it yields when idle), to the receiver
      * that would make room in its queue or the sender we wait for. */
     (void) osc_newrma_transports_progress();
+    proxies_retry();
     if (0 != ++mca_osc_newrma_component.am_turns
                  % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
                                                   : NEWRMA_OWN_POLLS_PER_PROGRESS)) {
@@ -186,8 +191,9 @@ void osc_newrma_am_call_poll(void)
 }
 
 /* Serve packets while the application computes outside MPI: every
- * transport.  Sleeps on the transports' event descriptors (UCX's worker);
- * polled transports (FIFOs) have none, so while one is active it sleeps
+ * transport, and the node-lock proxies that wait for their word.  Sleeps
+ * on the transports' event descriptors (UCX's worker); polled transports
+ * (FIFOs) and waiting proxies have none, so while there are such it sleeps
  * 1 ms at a time (5 ms otherwise, to notice it should stop). */
 static void *progress_thread_main(opal_object_t *arg)
 {
@@ -204,7 +210,8 @@ static void *progress_thread_main(opal_object_t *arg)
             return NULL;
         }
         ret = osc_newrma_transports_progress() ? OMPI_ERR_WOULD_BLOCK : osc_newrma_transports_arm(fds, &nfds);
-        timeout_ms = osc_newrma_transports_polled_active() ? 1 : 5;
+        proxies_retry();
+        timeout_ms = osc_newrma_transports_polled_active() || osc_newrma_node_proxy_waiting() ? 1 : 5;
         osc_newrma_am_leave();
         if (OMPI_ERR_WOULD_BLOCK == ret) {
             continue;    /* work done or events pending: look again at once */
@@ -362,10 +369,15 @@ static void origin_state_trim(ompi_osc_newrma_module_t *module, int origin, orig
 /* the lock queue                                                      */
 /* ------------------------------------------------------------------ */
 
-static bool lock_free_for(const ompi_osc_newrma_module_t *module, uint8_t lock)
+/* Free for `lock` here, and on the node: the node lock's proxy holds it
+ * in that mode or takes it now (osc_newrma_node_lock.h; `queued`: a
+ * refused request waits in the queue, and progress tries again). */
+static bool lock_free_for(ompi_osc_newrma_module_t *module, uint8_t lock, bool queued)
 {
-    return NEWRMA_PF_LOCK_EXCL == lock ? !module->am_lock_excl && 0 == module->am_lock_shared
-                                       : !module->am_lock_excl;
+    bool exclusive = NEWRMA_PF_LOCK_EXCL == lock;
+
+    return (exclusive ? !module->am_lock_excl && 0 == module->am_lock_shared : !module->am_lock_excl)
+           && osc_newrma_node_proxy_take(module, exclusive, queued);
 }
 
 static void lock_take(ompi_osc_newrma_module_t *module, origin_state_t *st, uint8_t lock)
@@ -398,7 +410,7 @@ static bool lock_request(ompi_osc_newrma_module_t *module, int origin, uint8_t l
     origin_state_t *st = origin_state(module, origin);
     lock_waiter_t *waiter;
 
-    if (opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock)) {
+    if (opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock, true)) {
         lock_take(module, st, lock);
         return true;
     }
@@ -418,26 +430,52 @@ static bool lock_request(ompi_osc_newrma_module_t *module, int origin, uint8_t l
     return false;
 }
 
-/* Release, then grant from the head of the queue: a run of shared
- * requests together, or one exclusive one. */
-static void lock_release(ompi_osc_newrma_module_t *module, origin_state_t *st)
+/* Grant from the head of the queue: a run of shared requests together,
+ * or one exclusive one. */
+static void lock_grant_waiters(ompi_osc_newrma_module_t *module)
 {
     lock_waiter_t *waiter;
 
+    while (NULL != (waiter = (lock_waiter_t *) opal_list_get_first(&module->am_lock_waiters))
+           && &waiter->super != opal_list_get_end(&module->am_lock_waiters)
+           && lock_free_for(module, waiter->lock, true)) {
+        opal_list_remove_first(&module->am_lock_waiters);
+        lock_take(module, origin_state(module, waiter->origin), waiter->lock);
+        lock_granted(module, waiter->origin, waiter->packet, waiter->len);
+        free(waiter->packet);
+        OBJ_RELEASE(waiter);
+    }
+}
+
+/* Release (the last holder also gives the node lock back), then grant. */
+static void lock_release(ompi_osc_newrma_module_t *module, origin_state_t *st)
+{
     if (NEWRMA_PF_LOCK_EXCL == st->lock_held) {
         module->am_lock_excl = false;
     } else if (NEWRMA_PF_LOCK_SHARED == st->lock_held) {
         module->am_lock_shared--;
     }
     st->lock_held = 0;
-    while (NULL != (waiter = (lock_waiter_t *) opal_list_get_first(&module->am_lock_waiters))
-           && &waiter->super != opal_list_get_end(&module->am_lock_waiters)
-           && lock_free_for(module, waiter->lock)) {
-        opal_list_remove_first(&module->am_lock_waiters);
-        lock_take(module, origin_state(module, waiter->origin), waiter->lock);
-        lock_granted(module, waiter->origin, waiter->packet, waiter->len);
-        free(waiter->packet);
-        OBJ_RELEASE(waiter);
+    if (!module->am_lock_excl && 0 == module->am_lock_shared) {
+        osc_newrma_node_proxy_give(module);
+    }
+    lock_grant_waiters(module);
+}
+
+/* The windows whose node-lock proxy waits for the node lock, from
+ * progress (AM lock held): their queue's head may be grantable now. */
+static void proxies_retry(void)
+{
+    opal_hash_table_t *windows = &mca_osc_newrma_component.am_windows;
+    uint32_t key;
+    void *value, *node = NULL;
+    int ret = opal_hash_table_get_first_key_uint32(windows, &key, &value, &node);
+
+    while (OPAL_SUCCESS == ret && osc_newrma_node_proxy_waiting()) {
+        if (osc_newrma_node_proxy_waits(value)) {
+            lock_grant_waiters(value);
+        }
+        ret = opal_hash_table_get_next_key_uint32(windows, &key, &value, node, &node);
     }
 }
 
@@ -717,11 +755,15 @@ static void lock_arrived(ompi_osc_newrma_module_t *module, const osc_newrma_am_h
 {
     uint8_t lock = hdr->flags & NEWRMA_PF_LOCK;
 
-    if ((hdr->flags & NEWRMA_PF_TRY)
-        && !(opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock))) {
-        osc_newrma_am_hdr_t refusal = reply_header(module, NEWRMA_PKT_GRANT, NULL);
-        refusal.status = OMPI_ERR_WOULD_BLOCK;
-        (void) osc_newrma_am_send_control(module, hdr->sender, &refusal, NULL, 0);
+    if (hdr->flags & NEWRMA_PF_TRY) {
+        if (opal_list_is_empty(&module->am_lock_waiters) && lock_free_for(module, lock, false)) {
+            lock_take(module, origin_state(module, hdr->sender), lock);
+            lock_granted(module, hdr->sender, NULL, 0);
+        } else {
+            osc_newrma_am_hdr_t refusal = reply_header(module, NEWRMA_PKT_GRANT, NULL);
+            refusal.status = OMPI_ERR_WOULD_BLOCK;
+            (void) osc_newrma_am_send_control(module, hdr->sender, &refusal, NULL, 0);
+        }
         return;
     }
     if (lock_request(module, hdr->sender, lock, NULL, NULL, 0)) {

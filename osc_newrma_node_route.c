@@ -21,6 +21,8 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_epoch.h"
+#include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport_fifo.h"
 
@@ -39,6 +41,7 @@ static void route_free(osc_newrma_node_route_t *route)
     }
     free(route->ranks);
     free(route->peers);
+    free(route->open);
     free(route);
 }
 
@@ -54,8 +57,9 @@ static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
 
 /* Every block at a multiple of the node's largest alignment (a cache line
  * at least), in node-rank (= window-rank) order, then the stripes (one line
- * each, `stripes` per process, the node's largest count); returns the exact
- * total. */
+ * each, `stripes` per process, the node's largest count), then, if every
+ * process of the node wants the node lock, one lock line per process;
+ * returns the exact total. */
 static uint64_t route_layout(osc_newrma_node_route_t *route)
 {
     size_t line = mca_osc_newrma_component.cacheline;
@@ -67,14 +71,18 @@ static uint64_t route_layout(osc_newrma_node_route_t *route)
         route->alignment = route->peers[i].alignment > route->alignment ? route->peers[i].alignment
                                                                           : route->alignment;
     }
+    route->node_lock = true;
     for (int i = 0 ; i < route->local_size ; ++i) {
         route->ranks[i] = route->peers[i].rank;
         route->peers[i].offset = align_up(total, route->alignment);
         total = route->peers[i].offset + route->peers[i].size;
         route->stripes = route->peers[i].stripes > route->stripes ? route->peers[i].stripes : route->stripes;
+        route->node_lock = route->node_lock && 0 != route->peers[i].node_lock;
     }
     route->stripes_offset = align_up(total, line);
-    return route->stripes_offset + (uint64_t) route->local_size * route->stripes * line;
+    total = route->stripes_offset + (uint64_t) route->local_size * route->stripes * line;
+    route->locks_offset = total;
+    return total + (route->node_lock ? (uint64_t) route->local_size * line : 0);
 }
 
 /* Alone on this node: the route reaches ourselves only, in our own memory
@@ -89,6 +97,7 @@ static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t
     route->stripes = mine->stripes;
     route->ranks = malloc(sizeof(int));
     route->peers = malloc(sizeof(osc_newrma_node_peer_t));
+    route->open = calloc(1, sizeof(uint8_t));
     /* (stripes even alone: the packet handler and the process's other
      * threads may accumulate into our memory at once) */
     if (0 != posix_memalign((void **) &route->stripe_mem, line, route->stripes * line)) {
@@ -96,7 +105,7 @@ static int route_alone(ompi_osc_newrma_module_t *module, osc_newrma_node_route_t
     } else {
         memset(route->stripe_mem, 0, route->stripes * line);
     }
-    if (NULL == route->ranks || NULL == route->peers || NULL == route->stripe_mem
+    if (NULL == route->ranks || NULL == route->peers || NULL == route->open || NULL == route->stripe_mem
         || (mine->size > 0 && 0 != posix_memalign((void **) &route->base, mine->alignment, mine->size))) {
         route->base = NULL;
         route_free(route);
@@ -115,7 +124,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     osc_newrma_node_route_t *route;
     osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size,
                                     .stripes = mca_osc_newrma_component.acc_stripes,
-                                    .alignment = module->memory_alignment };
+                                    .alignment = module->memory_alignment,
+                                    .node_lock = mca_osc_newrma_component.node_lock };
     uint64_t total;
     int ret;
 
@@ -132,7 +142,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     route->local_size = ompi_comm_size(node_comm);
     route->ranks = malloc(sizeof(int) * (size_t) route->local_size);
     route->peers = malloc(sizeof(osc_newrma_node_peer_t) * (size_t) route->local_size);
-    ret = node_agree_ok(node_comm, NULL != route->ranks && NULL != route->peers);
+    route->open = calloc((size_t) route->local_size, sizeof(uint8_t));
+    ret = node_agree_ok(node_comm, NULL != route->ranks && NULL != route->peers && NULL != route->open);
     if (OMPI_SUCCESS == ret) {
         ret = node_comm->c_coll->coll_allgather(&mine, sizeof(mine), MPI_BYTE, route->peers, sizeof(mine),
                                                 MPI_BYTE, node_comm, node_comm->c_coll->coll_allgather_module);
@@ -150,14 +161,65 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     }
     module->am_node = route;
     *base = 0 == size ? NULL : route->base + osc_newrma_node_route_peer(route, module->rank)->offset;
-    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes",
-                   route->local_size - 1, (unsigned long) total);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes, %s",
+                   route->local_size - 1, (unsigned long) total,
+                   route->node_lock ? "node lock" : "locks by the packet handlers only");
     return OMPI_SUCCESS;
+}
+
+void osc_newrma_node_route_close(ompi_osc_newrma_module_t *module, int rank)
+{
+    const osc_newrma_node_peer_t *peer;
+
+    if (NULL != module->am_node && NULL != (peer = osc_newrma_node_route_peer(module->am_node, rank))) {
+        osc_newrma_store_relaxed(&module->am_node->open[peer - module->am_node->peers], 0);
+    }
+}
+
+/* The calls to node peers that skip their poll between two that poll the
+ * transports: the polling call's own poll turns progress fully every few
+ * calls (osc_newrma_am_call_poll), so a process waiting by such calls is
+ * served within a few hundred of them. */
+#define NEWRMA_NODE_CALLS_PER_POLL 64
+
+static bool pace_skips_poll(osc_newrma_node_route_t *route)
+{
+    unsigned int calls = osc_newrma_load_relaxed(&route->quiet_calls);
+
+    osc_newrma_store_relaxed(&route->quiet_calls, calls + 1);
+    return 0 != calls % NEWRMA_NODE_CALLS_PER_POLL;
+}
+
+bool osc_newrma_node_route_flush(ompi_osc_newrma_module_t *module, int target, int *ret)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+    const osc_newrma_node_peer_t *peer;
+
+    if (NULL == route || NULL == (peer = osc_newrma_node_route_peer(route, target))
+        || !osc_newrma_node_route_is_open(route, peer)
+        || OMPI_SUCCESS != osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target) || !pace_skips_poll(route)) {
+        return false;
+    }
+    /* the node route's operations are complete when they return: what is
+     * left is to order them before our next synchronization, as the direct
+     * path's flush does */
+    osc_newrma_fence_seq_cst();
+    *ret = OMPI_SUCCESS;
+    return true;
+}
+
+bool osc_newrma_node_route_quiet_call(ompi_osc_newrma_module_t *module, int target)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+
+    return NULL != route && route->node_lock && target != module->rank
+           && NULL != osc_newrma_node_route_peer(route, target) && pace_skips_poll(route);
 }
 
 void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)
 {
     if (NULL != module->am_node) {
+        osc_newrma_node_proxy_fini(module);
         route_free(module->am_node);
         module->am_node = NULL;
     }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "osc_newrma.h"
+#include "osc_newrma_atomic.h"
 #include "osc_newrma_shm.h"
 #include "osc_newrma_stripes.h"
 
@@ -48,6 +49,7 @@ typedef struct {
     uint32_t stripes;           /* its osc_newrma_accumulate_stripes (the node takes the largest) */
     uint64_t alignment;         /* of its window memory (mpi_minimum_memory_alignment; the node
                                  * takes the largest) */
+    uint32_t node_lock;         /* its osc_newrma_node_lock (the node lock if every process says so) */
 } osc_newrma_node_peer_t;
 
 typedef struct osc_newrma_node_route_t {
@@ -65,6 +67,23 @@ typedef struct osc_newrma_node_route_t {
     uint64_t stripes_offset;
     size_t alignment;           /* of every block, and of the segment's base */
     char *stripe_mem;
+    /* the node lock (osc_newrma_node_lock.h): one line per node process
+     * after the stripes, if the node agreed to it; the proxy's hold on
+     * ours (0, NEWRMA_PF_LOCK_SHARED or NEWRMA_PF_LOCK_EXCL) and whether it
+     * waits for the word */
+    bool node_lock;
+    uint64_t locks_offset;
+    uint8_t proxy_held;
+    bool proxy_waits;
+    /* per node process, this process's view: its access is granted to us
+     * and nothing of ours to it is queued or travelling.  Set under the AM
+     * lock by an admission that saw both, cleared as an operation to it is
+     * queued as a packet or its lock or target element is given up
+     * (osc_newrma_am_ops.c); while set, an operation to it is admitted by
+     * one load and a flush to it is a fence. */
+    uint8_t *open;
+    unsigned int quiet_calls;       /* calls to node peers that may skip their
+                                     * poll, for its pace (threads may lose a count) */
 } osc_newrma_node_route_t;
 
 /* For an allocate window of the active-message path (it spans nodes),
@@ -83,6 +102,60 @@ static inline const osc_newrma_node_peer_t *osc_newrma_node_route_peer(const osc
 
     return index < 0 ? NULL : &route->peers[index];
 }
+
+/* The node lock word of node peer `peer` (route->node_lock only). */
+static inline int64_t *osc_newrma_node_route_lock_word(const osc_newrma_node_route_t *route,
+                                                      const osc_newrma_node_peer_t *peer)
+{
+    return (int64_t *) (route->base + route->locks_offset
+                        + (size_t) (peer - route->peers) * mca_osc_newrma_component.cacheline);
+}
+
+/* Is `peer` open (above)?  One load, no lock: the flag changes only in
+ * calls of this process, and a call racing with the one that clears it is
+ * a call of another thread with no order to keep. */
+static inline bool osc_newrma_node_route_is_open(const osc_newrma_node_route_t *route,
+                                                 const osc_newrma_node_peer_t *peer)
+{
+    return 0 != osc_newrma_load_relaxed(&route->open[peer - route->peers]);
+}
+
+/* Open `peer` (AM lock held: its target element is granted and idle). */
+static inline void osc_newrma_node_route_open(osc_newrma_node_route_t *route, const osc_newrma_node_peer_t *peer)
+{
+    osc_newrma_store_relaxed(&route->open[peer - route->peers], 1);
+}
+
+/* One more operation done by the node route (the MPI_T counter
+ * osc_newrma_route_node_ops): a locked add only where threads may count
+ * at once -- on the fast path it would cost more than the operation. */
+static inline void osc_newrma_node_route_count(void)
+{
+    uint64_t *ops = &mca_osc_newrma_component.route_node_ops;
+
+    if (opal_using_threads()) {
+        (void) osc_newrma_fetch_add_relaxed(ops, 1);
+    } else {
+        osc_newrma_store_relaxed(ops, osc_newrma_load_relaxed(ops) + 1);
+    }
+}
+
+/* Close window rank `rank` if it is a node peer (AM lock held): something
+ * of ours to it is queued, or its grant is given up. */
+void osc_newrma_node_route_close(struct ompi_osc_newrma_module_t *module, int rank);
+
+/* MPI_Win_flush to an open node peer: true when done (*ret), false when
+ * the active-message path's flush must run (not a node peer, not open, an
+ * epoch error to report, or the flush that polls: one in
+ * NEWRMA_NODE_CALLS_PER_POLL, so that a process waiting by flushing a
+ * node peer in a loop still serves remote origins). */
+bool osc_newrma_node_route_flush(struct ompi_osc_newrma_module_t *module, int target, int *ret);
+
+/* May MPI_Win_lock or MPI_Win_unlock of `target` leave without polling the
+ * transports?  Yes for a peer on our node under the node lock (it sent
+ * nothing and waits for nothing), but for one call in
+ * NEWRMA_NODE_CALLS_PER_POLL (as a flush). */
+bool osc_newrma_node_route_quiet_call(struct ompi_osc_newrma_module_t *module, int target);
 
 /* The stripe words of node peer `peer`. */
 static inline osc_newrma_stripes_t osc_newrma_node_route_stripes(const osc_newrma_node_route_t *route,

@@ -183,6 +183,27 @@ static inline unsigned long long test_pvar_close_total(test_pvar_t *pv, unsigned
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOCATE, FLAVOR_SHARED, FLAVOR_DYNAMIC, FLAVOR_COUNT };
 
+/* Each rank's node as newrma sees it (collective over MPI_COMM_WORLD): its
+ * real node (named by its lowest rank r, as r * size), or, with pretend > 0,
+ * the pretend nodes of `pretend` consecutive ranks of it that
+ * osc_newrma_fifo_node_ranks makes (r * size + local rank / pretend).  The
+ * caller frees the array. */
+static inline int *test_node_of(int pretend)
+{
+    MPI_Comm shared;
+    int rank, size, local, leader, mine, *node_of;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
+    MPI_Comm_rank(shared, &local);
+    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shared);
+    MPI_Comm_free(&shared);
+    mine = leader * size + (pretend > 0 ? local / pretend : 0);
+    node_of = malloc(sizeof(int) * (size_t) size);
+    MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
+    return node_of;
+}
+
 /* Whether MPI_COMM_WORLD spans several nodes (tests/run.sh's node modes).
  * Open MPI's launcher tells each rank how many of the job's ranks share its
  * node: fewer than all on one rank means more than one node, and then every

@@ -48,21 +48,6 @@ static unsigned long long node_before, am_before;
 
 static int node_local(int target) { return !force_remote && node_of[target] == node_of[rank]; }
 
-/* Pretend nodes as newrma makes them: PRETEND consecutive ranks of each
- * real node (named by its lowest rank). */
-static void find_nodes(void)
-{
-    MPI_Comm shared;
-    int local, leader, mine;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shared);
-    MPI_Comm_rank(shared, &local);
-    MPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, shared);
-    MPI_Comm_free(&shared);
-    mine = leader * size + local / PRETEND;
-    node_of = malloc(sizeof(int) * (size_t) size);
-    MPI_Allgather(&mine, 1, MPI_INT, node_of, 1, MPI_INT, MPI_COMM_WORLD);
-}
-
 static int64_t tag(int origin, int round) { return 1000 * (int64_t) (origin + 1) + round; }
 
 static void counters_start(void)
@@ -248,7 +233,7 @@ int main(int argc, char **argv)
     rank = test_rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     force_remote = test_cvar_int("osc_newrma_force_remote");
-    find_nodes();
+    node_of = test_node_of(PRETEND);
     CHECK(PRETEND == test_cvar_int("osc_newrma_fifo_node_ranks"), "test run without osc_newrma_fifo_node_ranks=%d",
           PRETEND);
     test_pvar_open(&node_ops, "osc_newrma_route_node_ops");
