@@ -163,6 +163,9 @@ static void register_path_counters(mca_base_component_t *version)
           offsetof(ompi_osc_newrma_component_t, route_node_ops) },
         { "route_am_ops", "Operations of this process that went by active messages (windows spanning nodes, "
           "and the other windows of the active-message path)", offsetof(ompi_osc_newrma_component_t, route_am_ops) },
+        { "route_native_ops", "Operations of this process done by UCX RMA or atomics without the target's "
+          "CPU (windows of the active-message path with osc_newrma_native_rma)",
+          offsetof(ompi_osc_newrma_component_t, route_native_ops) },
     };
 
     for (size_t k = 0 ; k < sizeof(counters) / sizeof(counters[0]) ; ++k) {
@@ -357,6 +360,14 @@ static int component_register(void)
         "active-message path over UCX, as between nodes (for testing that path on one machine, "
         "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->force_remote);
+
+    c->native_rma = false;
+    (void) mca_base_component_var_register(version, "native_rma",
+        "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
+        "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "
+        "and do contiguous puts and gets and single-element 4/8-byte integer atomics with UCX RMA "
+        "(truly passive targets); other windows and operations stay active messages",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->native_rma);
 
     c->force_am = false;
     (void) mca_base_component_var_register(version, "force_am",
