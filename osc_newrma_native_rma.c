@@ -282,8 +282,8 @@ static int request_wait(ucs_status_ptr_t request)
 }
 
 /* One atomic of `size` bytes at `address` of the peer, done at the target
- * on return; *old: the value before (for a compare-and-swap, the value to
- * compare with on entry). */
+ * on return; *old: the value before.  UCX's compare-and-swap compares with
+ * the operand and swaps in *old's value on entry. */
 static int atomic_fetch(const native_peer_t *peer, ucp_atomic_op_t op, const void *operand, void *old, size_t size,
                         uint64_t address)
 {
@@ -304,11 +304,11 @@ static int lock_word_add(const native_peer_t *peer, uint64_t delta, uint64_t *ol
 /* One try at the lock word: *held when taken. */
 static int lock_word_try(const native_peer_t *peer, int lock_type, bool *held)
 {
-    uint64_t old = 0, writer = NATIVE_LOCK_WRITER;
+    uint64_t old = NATIVE_LOCK_WRITER, free_word = 0;
     int ret;
 
     if (MPI_LOCK_EXCLUSIVE == lock_type) {
-        ret = atomic_fetch(peer, UCP_ATOMIC_OP_CSWAP, &writer, &old, sizeof(old), peer->lock);
+        ret = atomic_fetch(peer, UCP_ATOMIC_OP_CSWAP, &free_word, &old, sizeof(old), peer->lock);
         *held = OMPI_SUCCESS == ret && 0 == old;
         return ret;
     }
@@ -340,6 +340,8 @@ int osc_newrma_native_lock(ompi_osc_newrma_module_t *module, osc_newrma_target_t
         osc_newrma_am_progress_once();
     }
     t->busy--;
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native lock %s of rank %d: %s", MPI_LOCK_EXCLUSIVE == t->lock_type
+                   ? "exclusive" : "shared", t->rank, held ? "held" : OMPI_SUCCESS == ret ? "refused" : "failed");
     if (OMPI_SUCCESS == ret && held) {
         t->native_lock = t->lock_type;
         osc_newrma_am_granted(module, t);
@@ -387,6 +389,7 @@ int osc_newrma_native_unlocked(ompi_osc_newrma_module_t *module, osc_newrma_targ
     t->lock_state = NEWRMA_LOCK_CALLED;      /* a later operation locks again (lock_all) */
     old = MPI_LOCK_EXCLUSIVE == t->native_lock ? NATIVE_LOCK_WRITER : 1;
     t->native_lock = 0;
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native unlock of rank %d", t->rank);
     return lock_word_add(peer, (uint64_t) 0 - old, &old);
 }
 
@@ -471,13 +474,15 @@ int osc_newrma_native_atomic(ompi_osc_newrma_module_t *module, int rank, struct 
     int ret;
 
     ompi_datatype_type_size(dt, &size);
-    if (NULL != op) {
-        (void) atomic_of(op, &uop);
+    if (NULL == op) {
+        /* a compare-and-swap compares with the operand, swaps in `old` */
+        memcpy(&operand, compare, size);
+        memcpy(&old, origin, size);
     } else {
-        memcpy(&old, compare, size);
-    }
-    if (NULL != origin) {
-        memcpy(&operand, origin, size);
+        (void) atomic_of(op, &uop);
+        if (NULL != origin) {
+            memcpy(&operand, origin, size);
+        }
     }
     ret = atomic_fetch(peer, uop, &operand, &old, size, peer->base + offset);
     if (OMPI_SUCCESS == ret && NULL != result) {
