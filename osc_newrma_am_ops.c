@@ -740,9 +740,6 @@ static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t
             ret = osc_newrma_am_send_lock(module, t);
         }
     }
-    if (OMPI_SUCCESS == ret && osc_newrma_native_on(module)) {
-        ret = osc_newrma_native_closing(module, t, &sync_flags);
-    }
     if (0 != sync_flags) {
         while (OMPI_SUCCESS == ret && (NEWRMA_LOCK_GRANTED != t->lock_state || 0 != t->acks_pending)) {
             if (t->denied) {
@@ -750,6 +747,11 @@ static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t
                 continue;
             }
             osc_newrma_am_progress_once();
+        }
+        /* the lock is held now, whichever way: a lock word's release waits
+         * for the operations (osc_newrma_native_rma.h) */
+        if (OMPI_SUCCESS == ret && osc_newrma_native_on(module)) {
+            ret = osc_newrma_native_closing(module, t, &sync_flags);
         }
         if (OMPI_SUCCESS == ret) {
             ret = issue_queued(module, t, 0, sync_flags);
@@ -1255,6 +1257,9 @@ static bool by_native_route(ompi_osc_newrma_module_t *module, const am_call_t *c
         return true;
     }
     offset += tl->gap;
+    if (!move && 0 != offset % (ptrdiff_t) tl->bytes) {
+        return false;        /* UCX's atomics take aligned elements (the window's base is) */
+    }
     osc_newrma_am_enter();
     *ret = route_admit(module, call->target, !move, &t, &done);
     if (OMPI_SUCCESS == *ret && done && move) {

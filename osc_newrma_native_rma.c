@@ -33,8 +33,12 @@
 
 #include <ucp/api/ucp.h>
 
-/* The lock word: readers count up from 0, a writer holds this bit. */
+/* The lock word: readers count up from 0 in the low half, a writer holds
+ * bit 32, writers waiting in line count up from bit 40. */
+#define NATIVE_LOCK_READERS (((uint64_t) 1 << 32) - 1)
 #define NATIVE_LOCK_WRITER ((uint64_t) 1 << 32)
+#define NATIVE_LOCK_WAITING ((uint64_t) 1 << 40)
+#define NATIVE_LOCK_WAITERS (~((uint64_t) NATIVE_LOCK_WAITING - 1))
 
 /* What a process tells the others about its window at creation. */
 typedef struct {
@@ -301,7 +305,8 @@ static int lock_word_add(const native_peer_t *peer, uint64_t delta, uint64_t *ol
     return atomic_fetch(peer, UCP_ATOMIC_OP_ADD, &delta, old, sizeof(delta), peer->lock);
 }
 
-/* One try at the lock word: *held when taken. */
+/* One try at the lock word: *held when taken.  A reader backs out when a
+ * writer holds the word or waits for it. */
 static int lock_word_try(const native_peer_t *peer, int lock_type, bool *held)
 {
     uint64_t old = NATIVE_LOCK_WRITER, free_word = 0;
@@ -313,9 +318,35 @@ static int lock_word_try(const native_peer_t *peer, int lock_type, bool *held)
         return ret;
     }
     ret = lock_word_add(peer, 1, &old);
-    *held = OMPI_SUCCESS == ret && 0 == (old & NATIVE_LOCK_WRITER);
+    *held = OMPI_SUCCESS == ret && 0 == (old & (NATIVE_LOCK_WRITER | NATIVE_LOCK_WAITERS));
     if (OMPI_SUCCESS == ret && !*held) {
-        ret = lock_word_add(peer, (uint64_t) -1, &old);     /* a writer holds it: back out */
+        ret = lock_word_add(peer, (uint64_t) -1, &old);     /* a writer has it: back out */
+    }
+    return ret;
+}
+
+/* An exclusive lock, waiting in line: the writer counts itself as waiting
+ * first, so that new readers back out -- without that, readers whose
+ * holds overlap keep the word above 0 and a writer never takes it -- then
+ * swaps waiting for holding once no reader or writer is left. */
+static int lock_word_wait_exclusive(const native_peer_t *peer)
+{
+    uint64_t seen, old;
+    int ret = lock_word_add(peer, NATIVE_LOCK_WAITING, &seen);
+
+    seen += NATIVE_LOCK_WAITING;
+    while (OMPI_SUCCESS == ret) {
+        if (0 == (seen & (NATIVE_LOCK_READERS | NATIVE_LOCK_WRITER))) {
+            old = seen - NATIVE_LOCK_WAITING + NATIVE_LOCK_WRITER;
+            ret = atomic_fetch(peer, UCP_ATOMIC_OP_CSWAP, &seen, &old, sizeof(old), peer->lock);
+            if (old == seen) {
+                return ret;
+            }
+            seen = old;       /* the word changed meanwhile: look again */
+            continue;
+        }
+        osc_newrma_am_progress_once();
+        ret = lock_word_add(peer, 0, &seen);
     }
     return ret;
 }
@@ -332,12 +363,13 @@ int osc_newrma_native_lock(ompi_osc_newrma_module_t *module, osc_newrma_target_t
     }
     t->denied = false;
     t->tried = try_only;
-    for (;;) {
-        ret = lock_word_try(peer, t->lock_type, &held);
-        if (OMPI_SUCCESS != ret || held || try_only) {
-            break;
+    if (MPI_LOCK_EXCLUSIVE == t->lock_type && !try_only) {
+        ret = lock_word_wait_exclusive(peer);
+        held = OMPI_SUCCESS == ret;
+    } else {
+        while (OMPI_SUCCESS == (ret = lock_word_try(peer, t->lock_type, &held)) && !held && !try_only) {
+            osc_newrma_am_progress_once();
         }
-        osc_newrma_am_progress_once();
     }
     t->busy--;
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native lock %s of rank %d: %s", MPI_LOCK_EXCLUSIVE == t->lock_type
@@ -520,6 +552,16 @@ static void apply_element(ucp_atomic_op_t uop, size_t size, char *addr, const ch
     }
 }
 
+static bool runs_aligned(const struct iovec *runs, size_t nruns, size_t size)
+{
+    for (size_t r = 0 ; r < nruns ; ++r) {
+        if (0 != (uintptr_t) runs[r].iov_base % size) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *addr, int count,
                                  struct ompi_datatype_t *dt, const osc_newrma_layout_t *tl, const void *packed,
                                  struct ompi_op_t *op, void *result, int *ret)
@@ -540,6 +582,13 @@ bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *a
     }
     ompi_datatype_type_size(basic, &size);
     *ret = osc_newrma_datatype_iovecs(dt, count, addr, tl, &single, &runs, &nruns);
+    if (OMPI_SUCCESS == *ret && !runs_aligned(runs, nruns, size)) {
+        /* the native route never takes a misaligned element: the stripes do */
+        if (runs != &single) {
+            free(runs);
+        }
+        return false;
+    }
     for (size_t r = 0 ; OMPI_SUCCESS == *ret && r < nruns ; ++r) {
         for (size_t b = 0 ; b + size <= runs[r].iov_len ; b += size) {
             apply_element(uop, size, (char *) runs[r].iov_base + b, NULL == in ? (const char *) &zero : in,
@@ -557,7 +606,7 @@ bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *a
 bool osc_newrma_native_cas_apply(const ompi_osc_newrma_module_t *module, void *addr, size_t size,
                                  const void *value, const void *compare, void *old)
 {
-    if (!osc_newrma_native_on(module) || (4 != size && 8 != size)) {
+    if (!osc_newrma_native_on(module) || (4 != size && 8 != size) || 0 != (uintptr_t) addr % size) {
         return false;
     }
     if (4 == size) {
