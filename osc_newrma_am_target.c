@@ -125,11 +125,12 @@ static int am_progress(void)
     bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (single && !osc_newrma_transports_have_work()) {
+    if (single && !osc_newrma_transports_have_work() && !osc_newrma_native_pending()) {
         return 0;
     }
     osc_newrma_am_enter();
     any = osc_newrma_transports_poll();
+    any += osc_newrma_native_progress();
     osc_newrma_am_leave();
     return any;
 }
@@ -157,6 +158,7 @@ void osc_newrma_am_progress_once(void)
      * also what gives the core away (it yields when idle), to the receiver
      * that would make room in its queue or the sender we wait for. */
     (void) osc_newrma_transports_progress();
+    (void) osc_newrma_native_progress();     /* native locks waiting in line */
     if (0 != ++mca_osc_newrma_component.am_turns
                  % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
                                                   : NEWRMA_OWN_POLLS_PER_PROGRESS)) {

@@ -71,6 +71,17 @@ bool osc_newrma_native_on(const ompi_osc_newrma_module_t *module)
     return NULL != module->native && module->native->on;
 }
 
+/* Locks waiting in line (osc_newrma_native_progress), AM lock held. */
+typedef struct {
+    ompi_osc_newrma_module_t *module;
+    osc_newrma_target_t *t;
+} native_waiter_t;
+
+static struct {
+    native_waiter_t *list;
+    size_t count, capacity;
+} waiters;
+
 /* ------------------------------------------------------------------ */
 /* window life cycle                                                   */
 /* ------------------------------------------------------------------ */
@@ -256,6 +267,11 @@ void osc_newrma_native_window_fini(ompi_osc_newrma_module_t *module)
         return;
     }
     osc_newrma_am_enter();
+    for (size_t i = waiters.count ; i-- > 0 ; ) {      /* none but in an erroneous program */
+        if (waiters.list[i].module == module) {
+            waiters.list[i] = waiters.list[--waiters.count];
+        }
+    }
     peers_release(module, native->peers);
     (void) ucp_mem_unmap(osc_newrma_ucx_context(), native->memh);
     osc_newrma_am_leave();
@@ -325,58 +341,120 @@ static int lock_word_try(const native_peer_t *peer, int lock_type, bool *held)
     return ret;
 }
 
-/* An exclusive lock, waiting in line: the writer counts itself as waiting
- * first, so that new readers back out -- without that, readers whose
- * holds overlap keep the word above 0 and a writer never takes it -- then
- * swaps waiting for holding once no reader or writer is left. */
-static int lock_word_wait_exclusive(const native_peer_t *peer)
+/* An exclusive lock's next step once its writer counts as waiting (so
+ * that new readers back out -- without that, readers whose holds overlap
+ * keep the word above 0 and a writer never takes it): swap waiting for
+ * holding if no reader or writer is left. */
+static int exclusive_step(const native_peer_t *peer, bool *held)
 {
     uint64_t seen, old;
-    int ret = lock_word_add(peer, NATIVE_LOCK_WAITING, &seen);
+    int ret = lock_word_add(peer, 0, &seen);
 
-    seen += NATIVE_LOCK_WAITING;
-    while (OMPI_SUCCESS == ret) {
-        if (0 == (seen & (NATIVE_LOCK_READERS | NATIVE_LOCK_WRITER))) {
-            old = seen - NATIVE_LOCK_WAITING + NATIVE_LOCK_WRITER;
-            ret = atomic_fetch(peer, UCP_ATOMIC_OP_CSWAP, &seen, &old, sizeof(old), peer->lock);
-            if (old == seen) {
-                return ret;
-            }
-            seen = old;       /* the word changed meanwhile: look again */
-            continue;
+    *held = false;
+    while (OMPI_SUCCESS == ret && 0 == (seen & (NATIVE_LOCK_READERS | NATIVE_LOCK_WRITER))) {
+        old = seen - NATIVE_LOCK_WAITING + NATIVE_LOCK_WRITER;
+        ret = atomic_fetch(peer, UCP_ATOMIC_OP_CSWAP, &seen, &old, sizeof(old), peer->lock);
+        if (old == seen) {
+            *held = true;
+            break;
         }
-        osc_newrma_am_progress_once();
-        ret = lock_word_add(peer, 0, &seen);
+        seen = old;       /* the word changed meanwhile: look again */
     }
     return ret;
+}
+
+/* Locks waiting in line.  The call that asks for one does not wait for it:
+ * an operation that takes a lock lazily must not block on a holder that
+ * may wait for this process (a message, tests/request_ops.c), as a LOCK
+ * packet queued at the target does not.  Whoever needs the lock waits for
+ * the grant in its progress loop, as for a packet; progress retries them
+ * (osc_newrma_native_progress). */
+
+static bool waiter_add(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
+{
+    if (waiters.count == waiters.capacity) {
+        size_t capacity = waiters.capacity ? 2 * waiters.capacity : 8;
+        native_waiter_t *grown = realloc(waiters.list, capacity * sizeof(*grown));
+        if (NULL == grown) {
+            return false;
+        }
+        waiters.list = grown;
+        waiters.capacity = capacity;
+    }
+    waiters.list[waiters.count++] = (native_waiter_t) { .module = module, .t = t };
+    t->busy++;       /* not reclaimed while it waits */
+    return true;
+}
+
+/* The lock is taken: the element's queued operations go. */
+static void lock_held(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)
+{
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native lock %s of rank %d: held",
+                   MPI_LOCK_EXCLUSIVE == t->lock_type ? "exclusive" : "shared", t->rank);
+    t->native_lock = t->lock_type;
+    osc_newrma_am_granted(module, t);
+}
+
+/* One more try for a lock waiting in line. */
+static int waiting_step(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool *held)
+{
+    const native_peer_t *peer = &module->native->peers[t->rank];
+
+    return MPI_LOCK_EXCLUSIVE == t->lock_type ? exclusive_step(peer, held)
+                                              : lock_word_try(peer, MPI_LOCK_SHARED, held);
+}
+
+bool osc_newrma_native_pending(void)
+{
+    return 0 != waiters.count;
+}
+
+int osc_newrma_native_progress(void)
+{
+    int done = 0;
+
+    for (size_t i = waiters.count ; i-- > 0 ; ) {
+        native_waiter_t w = waiters.list[i];
+        bool held = false;
+        int ret = waiting_step(w.module, w.t, &held);
+        if (OMPI_SUCCESS != ret || held) {
+            waiters.list[i] = waiters.list[--waiters.count];
+            w.t->busy--;
+            w.t->status = OMPI_SUCCESS == w.t->status ? ret : w.t->status;
+            if (held) {
+                lock_held(w.module, w.t);
+            }
+            ++done;
+        }
+    }
+    return done;
 }
 
 int osc_newrma_native_lock(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool try_only)
 {
     const native_peer_t *peer = &module->native->peers[t->rank];
     bool held = false;
+    uint64_t old;
     int ret = OMPI_SUCCESS;
 
     t->busy++;       /* progress releases the AM lock */
     while (0 != t->acks_pending) {      /* a release still in flight */
         osc_newrma_am_progress_once();
     }
+    t->busy--;
     t->denied = false;
     t->tried = try_only;
     if (MPI_LOCK_EXCLUSIVE == t->lock_type && !try_only) {
-        ret = lock_word_wait_exclusive(peer);
-        held = OMPI_SUCCESS == ret;
+        ret = lock_word_add(peer, NATIVE_LOCK_WAITING, &old);
+        ret = OMPI_SUCCESS == ret ? exclusive_step(peer, &held) : ret;
     } else {
-        while (OMPI_SUCCESS == (ret = lock_word_try(peer, t->lock_type, &held)) && !held && !try_only) {
-            osc_newrma_am_progress_once();
-        }
+        ret = lock_word_try(peer, t->lock_type, &held);
     }
-    t->busy--;
-    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native lock %s of rank %d: %s", MPI_LOCK_EXCLUSIVE == t->lock_type
-                   ? "exclusive" : "shared", t->rank, held ? "held" : OMPI_SUCCESS == ret ? "refused" : "failed");
     if (OMPI_SUCCESS == ret && held) {
-        t->native_lock = t->lock_type;
-        osc_newrma_am_granted(module, t);
+        lock_held(module, t);
+    } else if (OMPI_SUCCESS == ret && !try_only) {
+        t->lock_state = NEWRMA_LOCK_ISSUED;     /* granted from progress */
+        ret = waiter_add(module, t) ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
     } else {
         t->lock_state = NEWRMA_LOCK_CALLED;
         t->denied = OMPI_SUCCESS == ret;     /* sorted out as a refused tried lock is */
@@ -603,6 +681,18 @@ bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *a
     return true;
 }
 
+/* A compare-and-swap of one element with the CPU's atomics; *old: the
+ * value found. */
+#define NATIVE_CAS(type, addr, value, compare, old)                                                  \
+    do {                                                                                              \
+        type expected_, desired_;                                                                     \
+        memcpy(&expected_, (compare), sizeof(type));                                                  \
+        memcpy(&desired_, (value), sizeof(type));                                                     \
+        (void) __atomic_compare_exchange_n((type *) (addr), &expected_, desired_, false,             \
+                                           __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);                      \
+        memcpy((old), &expected_, sizeof(type));                                                      \
+    } while (0)
+
 bool osc_newrma_native_cas_apply(const ompi_osc_newrma_module_t *module, void *addr, size_t size,
                                  const void *value, const void *compare, void *old)
 {
@@ -610,19 +700,9 @@ bool osc_newrma_native_cas_apply(const ompi_osc_newrma_module_t *module, void *a
         return false;
     }
     if (4 == size) {
-        uint32_t expected, desired;
-        memcpy(&expected, compare, 4);
-        memcpy(&desired, value, 4);
-        (void) __atomic_compare_exchange_n((uint32_t *) addr, &expected, desired, false, __ATOMIC_ACQ_REL,
-                                           __ATOMIC_ACQUIRE);
-        memcpy(old, &expected, 4);
+        NATIVE_CAS(uint32_t, addr, value, compare, old);
     } else {
-        uint64_t expected, desired;
-        memcpy(&expected, compare, 8);
-        memcpy(&desired, value, 8);
-        (void) __atomic_compare_exchange_n((uint64_t *) addr, &expected, desired, false, __ATOMIC_ACQ_REL,
-                                           __ATOMIC_ACQUIRE);
-        memcpy(old, &expected, 8);
+        NATIVE_CAS(uint64_t, addr, value, compare, old);
     }
     return true;
 }
@@ -664,6 +744,16 @@ int osc_newrma_native_closing(ompi_osc_newrma_module_t *module, osc_newrma_targe
 {
     (void) module; (void) t; (void) sync_flags;
     return OMPI_SUCCESS;
+}
+
+bool osc_newrma_native_pending(void)
+{
+    return false;
+}
+
+int osc_newrma_native_progress(void)
+{
+    return 0;
 }
 
 int osc_newrma_native_unlocked(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t)

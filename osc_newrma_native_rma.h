@@ -74,8 +74,13 @@ void osc_newrma_native_window_fini(struct ompi_osc_newrma_module_t *module);
 /* --- origin side, AM lock held, native windows only --- */
 /* Where the active-message path sends LOCK: take t's lock word.  Tried
  * (try_only): granted or refused at once (t->denied), as a tried LOCK is
- * answered; else waits in line, serving progress meanwhile. */
+ * answered; else granted now or, like a queued LOCK, from progress (t
+ * ISSUED until then: callers wait for the grant as for a packet). */
 int osc_newrma_native_lock(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool try_only);
+/* Locks waiting in line: any (no AM lock needed)?  Retry them (AM lock
+ * held): the number granted or failed. */
+bool osc_newrma_native_pending(void);
+int osc_newrma_native_progress(void);
 /* Before a synchronization (NEWRMA_PF_* flags) goes to t: the native
  * operations flushed; an UNLOCK of a lock word becomes a FLUSH of the
  * active messages, the word released by native_unlocked once they are

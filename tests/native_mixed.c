@@ -43,6 +43,7 @@
  * newrma-test: np>=2 mca=osc_newrma_native_rma:1
  */
 #include "common.h"
+#include "native_routes.h"
 
 #include <string.h>
 
@@ -234,14 +235,14 @@ static void check_counters(MPI_Win win, const int64_t *base)
 
 /* Every operation counted on one route; with force_remote, native ones
  * exactly when UCX reaches the peers by shared memory. */
-static void check_routes(test_pvar_t *native, unsigned long long native_before, test_pvar_t *am,
-                         unsigned long long am_before)
+static void check_routes(route_counters_t *rc)
 {
     const char *tls = getenv("UCX_TLS");
     int remote = test_cvar_int("osc_newrma_force_remote") && !test_world_spans_nodes()
                  && 0 == test_cvar_int("osc_newrma_fifo_node_ranks");
-    unsigned long long all_ops = 0, native_ops = test_pvar_close_total(native, native_before);
-    unsigned long long am_ops = test_pvar_close_total(am, am_before);
+    unsigned long long all_ops = 0, native_ops, am_ops;
+
+    route_counters_total(rc, &native_ops, &am_ops);
 
     MPI_Allreduce(&ops, &all_ops, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (!remote) {
@@ -259,8 +260,7 @@ static void check_routes(test_pvar_t *native, unsigned long long native_before, 
 int main(int argc, char **argv)
 {
     int64_t *base;
-    test_pvar_t native, am;
-    unsigned long long native_before, am_before;
+    route_counters_t rc;
     MPI_Win win;
     int provided;
 
@@ -273,16 +273,7 @@ int main(int argc, char **argv)
     MPI_Type_commit(&one_of_two);
     MPI_Type_contiguous(1, MPI_INT64_T, &wrapped);
     MPI_Type_commit(&wrapped);
-    MPI_OK(MPI_Win_allocate((MPI_Aint) (sizeof(int64_t) * (size_t) W_WORDS(size)), sizeof(int64_t), MPI_INFO_NULL,
-                            MPI_COMM_WORLD, &base, &win));
-    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
-    memset(base, 0, sizeof(int64_t) * (size_t) W_WORDS(size));
-    MPI_OK(MPI_Win_unlock(rank, win));
-    test_pvar_open(&native, "osc_newrma_route_native_ops");
-    test_pvar_open(&am, "osc_newrma_route_am_ops");
-    native_before = test_pvar_read(&native);
-    am_before = test_pvar_read(&am);
-    MPI_Barrier(MPI_COMM_WORLD);
+    base = native_window(W_WORDS(size), &win, &rc);
 
     lock_all_phase(win);
     exclusive_phase(win);
@@ -294,7 +285,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     check_region(win, base);
 
-    check_routes(&native, native_before, &am, am_before);
+    check_routes(&rc);
     MPI_OK(MPI_Win_free(&win));
     MPI_Type_free(&one_of_two);
     MPI_Type_free(&wrapped);

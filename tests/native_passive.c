@@ -36,6 +36,7 @@
  * newrma-test: only-newrma np>=2 mca=osc_newrma_native_rma:1
  */
 #include "common.h"
+#include "native_routes.h"
 
 #include <sched.h>
 #include <string.h>
@@ -129,12 +130,11 @@ static void check_olds(int64_t old, int rank, int size)
     free(olds);
 }
 
-static void check_routes(route_t route, test_pvar_t *native, unsigned long long native_before, test_pvar_t *am,
-                         unsigned long long am_before, int size)
+static void check_routes(route_t route, route_counters_t *rc, int size)
 {
-    unsigned long long native_ops = test_pvar_close_total(native, native_before);
-    unsigned long long am_ops = test_pvar_close_total(am, am_before);
-    unsigned long long ops = 2ULL * (unsigned long long) (size - 1);
+    unsigned long long native_ops, am_ops, ops = 2ULL * (unsigned long long) (size - 1);
+
+    route_counters_total(rc, &native_ops, &am_ops);
 
     if (ROUTE_NATIVE == route) {
         CHECK(ops == native_ops && 0 == am_ops, "native route: %llu native, %llu active messages, expected %llu, 0",
@@ -154,8 +154,7 @@ int main(int argc, char **argv)
     int rank, size;
     int64_t *base, old = -1;
     double put_s = 0, fop_s = 0, seen = 0;
-    test_pvar_t native, am;
-    unsigned long long native_before, am_before;
+    route_counters_t rc;
     MPI_Win win;
 
     test_init(&argc, &argv);
@@ -164,16 +163,7 @@ int main(int argc, char **argv)
     route_t route = expected_route();
     int fast = ROUTE_DIRECT == route || ROUTE_NATIVE == route;
 
-    MPI_OK(MPI_Win_allocate((MPI_Aint) (sizeof(int64_t) * (size_t) (W_SLOT + size)), sizeof(int64_t), MPI_INFO_NULL,
-                            MPI_COMM_WORLD, &base, &win));
-    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, win));
-    memset(base, 0, sizeof(int64_t) * (size_t) (W_SLOT + size));
-    MPI_OK(MPI_Win_unlock(rank, win));
-    test_pvar_open(&native, "osc_newrma_route_native_ops");
-    test_pvar_open(&am, "osc_newrma_route_am_ops");
-    native_before = test_pvar_read(&native);
-    am_before = test_pvar_read(&am);
-    MPI_Barrier(MPI_COMM_WORLD);
+    base = native_window(W_SLOT + size, &win, &rc);
 
     if (0 == rank) {
         seen = compute_and_watch(base, size);
@@ -196,7 +186,7 @@ int main(int argc, char **argv)
                put_s * 1e6, fop_s * 1e6);
     }
     check_olds(old, rank, size);
-    check_routes(route, &native, native_before, &am, am_before, size);
+    check_routes(route, &rc, size);
     MPI_OK(MPI_Win_free(&win));
     return test_finalize("native_passive");
 }
