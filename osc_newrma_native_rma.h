@@ -24,10 +24,13 @@
  *
  * In a native window:
  *  - locks are the lock word (shared: fetch-add of one reader, backed out
- *    when the writer bit is set; exclusive: compare-and-swap 0 -> writer
- *    bit), taken where the active-message path would send LOCK (its lazy,
- *    ordered and tried locks keep their rules) and released after
+ *    when a writer holds or waits; exclusive: count as a waiting writer,
+ *    then compare-and-swap waiting -> holding once the word has no reader),
+ *    taken where the active-message path would send LOCK (its lazy,
+ *    ordered and tried locks keep their rules; a lock that must wait is
+ *    granted from progress, as a queued LOCK is) and released after
  *    ucp_ep_flush_nbx where it would send UNLOCK;
+ *  - aligned elements only for the atomics (UCX requires it);
  *  - contiguous puts and gets without request are ucp_put_nbx/ucp_get_nbx;
  *  - single-element 4/8-byte integer accumulates, get_accumulates and
  *    fetch_and_ops with sum, band, bor, bxor, replace or no_op, and 4/8-byte
