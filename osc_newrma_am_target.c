@@ -663,13 +663,13 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
         case NEWRMA_PKT_ACC:
         case NEWRMA_PKT_GET_ACC: {
             ompi_op_t *op = ompi_osc_base_op_create(hdr->op);
+            node_stripes_lock(module, addr, &tl, &stripes);
             /* on a native window, what the native route does atomically is
              * done atomically here too (osc_newrma_native_rma.h) */
             if (!osc_newrma_native_acc_apply(module, addr, tcount, tdt, &tl, len > 0 ? data : NULL, op, out, &ret)) {
-                node_stripes_lock(module, addr, &tl, &stripes);
                 ret = osc_newrma_acc_apply_packed(addr, tcount, tdt, len > 0 ? data : NULL, tl.bytes, op, out);
-                node_stripes_unlock(module, &stripes);
             }
+            node_stripes_unlock(module, &stripes);
             OBJ_RELEASE(op);
             break;
         }

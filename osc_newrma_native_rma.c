@@ -621,23 +621,22 @@ int osc_newrma_native_atomic(ompi_osc_newrma_module_t *module, int rank, struct 
         memcpy((old), &o_, sizeof(type));                                                             \
     } while (0)
 
+/* A misaligned element -- which the native route never takes, and which the
+ * caller's stripes guard -- through an aligned copy. */
 static void apply_element(ucp_atomic_op_t uop, size_t size, char *addr, const char *operand, char *old)
 {
+    if (0 != (uintptr_t) addr % size) {
+        uint64_t copy;
+        memcpy(&copy, addr, size);
+        apply_element(uop, size, (char *) &copy, operand, old);
+        memcpy(addr, &copy, size);
+        return;
+    }
     if (4 == size) {
         NATIVE_APPLY(uint32_t, uop, addr, operand, old);
     } else {
         NATIVE_APPLY(uint64_t, uop, addr, operand, old);
     }
-}
-
-static bool runs_aligned(const struct iovec *runs, size_t nruns, size_t size)
-{
-    for (size_t r = 0 ; r < nruns ; ++r) {
-        if (0 != (uintptr_t) runs[r].iov_base % size) {
-            return false;
-        }
-    }
-    return true;
 }
 
 bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *addr, int count,
@@ -660,13 +659,6 @@ bool osc_newrma_native_acc_apply(const ompi_osc_newrma_module_t *module, char *a
     }
     ompi_datatype_type_size(basic, &size);
     *ret = osc_newrma_datatype_iovecs(dt, count, addr, tl, &single, &runs, &nruns);
-    if (OMPI_SUCCESS == *ret && !runs_aligned(runs, nruns, size)) {
-        /* the native route never takes a misaligned element: the stripes do */
-        if (runs != &single) {
-            free(runs);
-        }
-        return false;
-    }
     for (size_t r = 0 ; OMPI_SUCCESS == *ret && r < nruns ; ++r) {
         for (size_t b = 0 ; b + size <= runs[r].iov_len ; b += size) {
             apply_element(uop, size, (char *) runs[r].iov_base + b, NULL == in ? (const char *) &zero : in,

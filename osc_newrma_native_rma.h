@@ -109,8 +109,10 @@ int osc_newrma_native_atomic(struct ompi_osc_newrma_module_t *module, int rank, 
 /* --- target side (packet handler, AM lock held) --- */
 /* An accumulate packet on a native window: applied element by element with
  * the CPU's atomics when its (op, type) is one the native route does
- * (*ret set, true); false: the caller applies it as usual.  packed: the
- * origin's elements (NULL for no_op); result: the old elements, or NULL. */
+ * (*ret set, true); false: the caller applies it as usual.  Under the
+ * caller's stripes either way: they guard its misaligned elements, which
+ * the native route never takes.  packed: the origin's elements (NULL for
+ * no_op); result: the old elements, or NULL. */
 bool osc_newrma_native_acc_apply(const struct ompi_osc_newrma_module_t *module, char *addr, int count,
                                  struct ompi_datatype_t *dt, const osc_newrma_layout_t *tl,
                                  const void *packed, struct ompi_op_t *op, void *result, int *ret);
