@@ -127,6 +127,7 @@ struct ompi_osc_newrma_component_t {
     bool progress_thread;        /* serve AM packets from a thread of our own */
     size_t ucx_eager_limit;      /* payloads sent eagerly where UCX's rendezvous runs over TCP */
     unsigned int peer_cache;     /* remote window sizes cached per window */
+    bool native_rma;             /* UCX RMA and atomics where they need no target CPU (osc_newrma_native_rma.h) */
 
     /* runtime state */
     size_t cacheline;            /* alignment unit of the shared segment */
@@ -151,6 +152,7 @@ struct ompi_osc_newrma_component_t {
     uint64_t route_node_ops;           /* operations of windows spanning nodes done by the node route (MPI_T pvar) */
     uint64_t route_am_ops;             /* operations queued on the active-message path (MPI_T pvar) */
     uint64_t route_node_locks;         /* node locks taken by node-local origins (MPI_T pvar) */
+    uint64_t route_native_ops;         /* operations done by UCX RMA or atomics (MPI_T pvar) */
     uint64_t shared_copy_bytes;  /* bytes of our puts/gets that their targets copied (MPI_T pvar) */
     uint64_t relayed_bytes;      /* bytes of our puts/gets relayed through shared slots (MPI_T pvar) */
 };
@@ -235,6 +237,9 @@ struct osc_newrma_target_t {
     bool window_locked;          /* lock_all's window protocol holds this target's lock */
     bool node_locked;            /* we hold this node peer's node lock (osc_newrma_node_route.h) */
     int32_t busy;                /* threads waiting on this element (not reclaimable) */
+    int native_lock;             /* native route: the lock word held (MPI_LOCK_SHARED/EXCLUSIVE) or 0 */
+    bool native_unlocking;       /* native route: release the lock word once the operations are done */
+    uint32_t native_issued;      /* native route: puts and gets not flushed yet */
 };
 typedef struct osc_newrma_target_t osc_newrma_target_t;
 OBJ_CLASS_DECLARATION(osc_newrma_target_t);
@@ -466,6 +471,7 @@ struct ompi_osc_newrma_module_t {
     int64_t am_dones;                    /* target side: RMA_DONEs counted (PSCW) */
     struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_transport_fifo.c), or NULL */
     struct osc_newrma_node_route_t *am_node;   /* node-local peers' memory (osc_newrma_node_route.c), or NULL */
+    struct osc_newrma_native_t *native;   /* UCX RMA to every peer (osc_newrma_native_rma.c), or NULL */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 

@@ -45,6 +45,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
+#include "osc_newrma_native_rma.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
@@ -541,6 +542,9 @@ static bool holds_other_locks(ompi_osc_newrma_module_t *module, const osc_newrma
 
 static int send_lock_packet(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool try_only)
 {
+    if (osc_newrma_native_on(module)) {
+        return osc_newrma_native_lock(module, t, try_only);     /* the lock word, no packet */
+    }
     osc_newrma_am_hdr_t hdr = {
         .kind = NEWRMA_PKT_LOCK,
         .flags = (MPI_LOCK_EXCLUSIVE == t->lock_type ? NEWRMA_PF_LOCK_EXCL : NEWRMA_PF_LOCK_SHARED)
@@ -734,6 +738,7 @@ static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t
         } else if (1 == t->npending && (sync_flags & NEWRMA_PF_UNLOCK)
                    && single_op_eligible((osc_newrma_op_t *) opal_list_get_first(&t->pending))
                    && !(module->state >= NEWRMA_WIN_LOCK_ALL_CALLED && holds_other_locks(module, t))
+                   && !osc_newrma_native_on(module)      /* its lock is not the handler's */
                    && OMPI_SUCCESS == (ret = osc_newrma_am_lock_order(module, t))) {
             /* the single-op optimization: lock, operation and unlock in one packet */
             osc_newrma_op_t *op = (osc_newrma_op_t *) opal_list_remove_first(&t->pending);
@@ -758,6 +763,11 @@ static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t
             }
             osc_newrma_am_progress_once();
         }
+        /* the lock is held now, whichever way: a lock word's release waits
+         * for the operations (osc_newrma_native_rma.h) */
+        if (OMPI_SUCCESS == ret && osc_newrma_native_on(module)) {
+            ret = osc_newrma_native_closing(module, t, &sync_flags);
+        }
         if (OMPI_SUCCESS == ret) {
             ret = issue_queued(module, t, 0, sync_flags);
         }
@@ -770,6 +780,10 @@ static int target_complete(ompi_osc_newrma_module_t *module, osc_newrma_target_t
             ret = t->status;
         }
         t->status = OMPI_SUCCESS;
+        if (osc_newrma_native_on(module)) {
+            int r = osc_newrma_native_unlocked(module, t);
+            ret = OMPI_SUCCESS == ret ? r : ret;
+        }
     }
     return ret;
 }
@@ -802,6 +816,10 @@ static int peer_bounds(ompi_osc_newrma_module_t *module, int rank, uint64_t *siz
 
     *size = module->am_size;
     *disp_unit = module->am_disp_unit;
+    if (osc_newrma_native_on(module)) {
+        osc_newrma_native_bounds(module, rank, size, disp_unit);   /* exchanged at creation */
+        return OMPI_SUCCESS;
+    }
     if (rank == module->rank || (module->same_size && module->same_disp_unit)) {
         return OMPI_SUCCESS;
     }
@@ -1015,7 +1033,7 @@ static int completed_request(struct ompi_request_t **request)
     return OMPI_SUCCESS;
 }
 
-/* May the node route touch `t`'s memory now?  Yes once the epoch grants
+/* May the node or native route touch `t`'s memory now?  Yes once the epoch grants
  * access (its lock, its post; a fence epoch's targets start granted),
  * waited for where the active-message path waits too.  A lock_all epoch
  * that holds other locks only tries the lock (it never waits while holding
@@ -1023,7 +1041,7 @@ static int completed_request(struct ompi_request_t **request)
  * is sorted out where the active-message path sorts it out (the next flush
  * or unlock_all), so that every access of an epoch to a target is made
  * under one hold of its lock.  AM lock held. */
-static int node_access(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool *granted)
+static int target_access(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool *granted)
 {
     int ret = OMPI_SUCCESS;
 
@@ -1048,11 +1066,23 @@ static bool target_idle(const osc_newrma_target_t *t)
     return 0 == t->npending && 0 == t->issued && 0 == t->acks_pending && 0 == t->waiting && 0 == t->sending;
 }
 
-/* The node route's admission of an operation: the target's range, its
- * access granted, and for the accumulate family (`ordered`) nothing of
- * ours to it in flight -- a flag test once the route has the target open
- * (osc_newrma_node_route.h).  *offset: of the target's bytes in its window.
- * *done false: the caller sends the operation as a packet. */
+/* A route's admission of an operation to `rank` (node or native route):
+ * its access granted, and for the accumulate family (`ordered`) nothing of
+ * ours to it in flight; *done false: the caller sends the operation as a
+ * packet.  AM lock held. */
+static int route_admit(ompi_osc_newrma_module_t *module, int rank, bool ordered, osc_newrma_target_t **t, bool *done)
+{
+    int ret;
+
+    *t = osc_newrma_am_target_get(module, rank);
+    ret = NULL == *t ? OMPI_ERR_OUT_OF_RESOURCE : target_access(module, *t, done);
+    *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(*t));
+    return ret;
+}
+
+/* The node route's admission: the target's range, then route_admit -- a
+ * flag test once the route has the target open (granted and idle,
+ * osc_newrma_node_route.h).  *offset: of the target's bytes in its window. */
 static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_node_peer_t *peer,
                       const osc_newrma_layout_t *tl, bool ordered, ptrdiff_t *offset, bool *done)
 {
@@ -1065,12 +1095,10 @@ static int node_admit(ompi_osc_newrma_module_t *module, const am_call_t *call, c
     }
     if (!osc_newrma_node_route_is_open(module->am_node, peer)) {
         osc_newrma_am_enter();
-        t = osc_newrma_am_target_get(module, call->target);
-        ret = NULL == t ? OMPI_ERR_OUT_OF_RESOURCE : node_access(module, t, done);
+        ret = route_admit(module, call->target, ordered, &t, done);
         if (OMPI_SUCCESS == ret && *done && target_idle(t)) {
             osc_newrma_node_route_open(module->am_node, peer);
         }
-        *done = OMPI_SUCCESS == ret && *done && (!ordered || target_idle(t));
         osc_newrma_am_leave();
     }
     if (OMPI_SUCCESS == ret && *done) {
@@ -1198,6 +1226,77 @@ static bool by_node_route(ompi_osc_newrma_module_t *module, const am_call_t *cal
     return done || OMPI_SUCCESS != *ret;
 }
 
+/* Does the native route take this operation (osc_newrma_native_rma.h)?
+ * Contiguous puts and gets; one element of the accumulate family with an
+ * operation and type UCX's atomics have, its buffers contiguous.  Never a
+ * request-based one (its request completes through the packet). */
+static bool native_eligible(const am_call_t *call, const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl)
+{
+    osc_newrma_layout_t rl;
+
+    if (call->want_request || 0 == tl->bytes || !tl->contiguous || (call->has_data && !ol->contiguous)) {
+        return false;
+    }
+    if (NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_GET == call->kind) {
+        return ol->contiguous;      /* a get's origin is its result */
+    }
+    if (1 != call->target_count
+        || !osc_newrma_native_atomic_ok(NEWRMA_PKT_CAS == call->kind ? NULL : call->op, call->target_dt)) {
+        return false;
+    }
+    if (NULL != call->result_dt) {
+        osc_newrma_datatype_layout(call->result_dt, call->result_count, &rl);
+        return rl.contiguous && rl.bytes == tl->bytes;
+    }
+    return true;
+}
+
+/* The native route first on a native window: true when it did the
+ * operation, or failed (*ret); false: the caller sends it. */
+static bool by_native_route(ompi_osc_newrma_module_t *module, const am_call_t *call, const osc_newrma_layout_t *ol,
+                            const osc_newrma_layout_t *tl, int *ret)
+{
+    bool move = NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_GET == call->kind, done = false;
+    const char *origin = (const char *) call->origin_addr + (call->has_data ? ol->gap : 0);
+    char *result = NULL;
+    osc_newrma_target_t *t;
+    osc_newrma_layout_t rl;
+    ptrdiff_t offset = 0;
+    uint64_t size;
+    int disp_unit;
+
+    *ret = OMPI_SUCCESS;
+    if (!osc_newrma_native_on(module) || !native_eligible(call, ol, tl)) {
+        return false;
+    }
+    if (NULL != call->result_dt) {
+        osc_newrma_datatype_layout(call->result_dt, call->result_count, &rl);
+        result = (char *) call->result_addr + rl.gap;
+    }
+    osc_newrma_native_bounds(module, call->target, &size, &disp_unit);
+    *ret = osc_newrma_window_offset(call->disp, disp_unit, size, tl, &offset);
+    if (OMPI_SUCCESS != *ret) {
+        return true;
+    }
+    offset += tl->gap;
+    if (!move && 0 != offset % (ptrdiff_t) tl->bytes) {
+        return false;        /* UCX's atomics take aligned elements (the window's base is) */
+    }
+    osc_newrma_am_enter();
+    *ret = route_admit(module, call->target, !move, &t, &done);
+    if (OMPI_SUCCESS == *ret && done && move) {
+        *ret = osc_newrma_native_move(module, t, NEWRMA_PKT_PUT == call->kind,
+                                      NEWRMA_PKT_PUT == call->kind ? (void *) origin : result, tl->bytes,
+                                      (uint64_t) offset);
+    } else if (OMPI_SUCCESS == *ret && done) {
+        *ret = osc_newrma_native_atomic(module, call->target, NEWRMA_PKT_CAS == call->kind ? NULL : call->op,
+                                        call->target_dt, call->has_data ? origin : NULL, call->compare_addr,
+                                        result, (uint64_t) offset);
+    }
+    osc_newrma_am_leave();
+    return done || OMPI_SUCCESS != *ret;
+}
+
 /* put and get */
 static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct ompi_request_t **request)
 {
@@ -1227,6 +1326,9 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
     call->has_data = NEWRMA_PKT_PUT == call->kind;
     if (by_node_route(module, call, &ol, &tl, node_move, &ret)) {
         return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
+    }
+    if (by_native_route(module, call, &ol, &tl, &ret)) {
+        return ret;
     }
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
@@ -1266,6 +1368,9 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
     }
     if (0 != bytes && by_node_route(module, call, &ol, &tl, node_accumulate, &ret)) {
         return OMPI_SUCCESS == ret && call->want_request ? completed_request(request) : ret;
+    }
+    if (0 != bytes && by_native_route(module, call, &ol, &tl, &ret)) {
+        return ret;
     }
     ret = check_range(module, call->target, call->disp, &tl);
     if (OMPI_SUCCESS != ret) {
@@ -1378,6 +1483,9 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
     }
     osc_newrma_datatype_layout(dt, 1, &tl);
     if (by_node_route(module, &call, &tl, &tl, node_compare_and_swap, &ret)) {
+        return ret;
+    }
+    if (by_native_route(module, &call, &tl, &tl, &ret)) {
         return ret;
     }
     ret = check_range(module, target, td, &tl);

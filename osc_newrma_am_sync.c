@@ -41,6 +41,7 @@
 #include "osc_newrma_epoch.h"
 #include "osc_newrma_am.h"
 #include "osc_newrma_node_route.h"
+#include "osc_newrma_native_rma.h"
 
 /* Locking ourselves is not lazy: the program may load and store its own
  * window memory as soon as the call returns, so the lock must be held by
@@ -526,7 +527,9 @@ int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win)
         return ret;
     }
     module->lock_all_assert = assert & MPI_MODE_NOCHECK;
-    module->am_lock_all_window = !module->lock_all_assert && window_protocol_needed(module);
+    /* a native window's locks are lock words, never the handler's */
+    module->am_lock_all_window = !module->lock_all_assert && window_protocol_needed(module)
+                                 && !osc_newrma_native_on(module);
     epoch_opens(module);
     osc_newrma_epoch_apply(module, sync);
     if (module->am_lock_all_window) {

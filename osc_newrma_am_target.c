@@ -41,6 +41,7 @@
 #include "osc_newrma_am.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_node_lock.h"
+#include "osc_newrma_native_rma.h"
 #include "osc_newrma_node_route.h"
 #include "osc_newrma_transport.h"
 
@@ -127,12 +128,14 @@ static int am_progress(void)
     bool single = !opal_using_threads() && !progress_thread.running;
     int any;
 
-    if (single && !osc_newrma_transports_have_work() && !osc_newrma_node_proxy_waiting()) {
+    if (single && !osc_newrma_transports_have_work() && !osc_newrma_node_proxy_waiting()
+        && !osc_newrma_native_pending()) {
         return 0;
     }
     osc_newrma_am_enter();
     any = osc_newrma_transports_poll();
     proxies_retry();
+    any += osc_newrma_native_progress();
     osc_newrma_am_leave();
     return any;
 }
@@ -161,6 +164,7 @@ void osc_newrma_am_progress_once(void)
      * that would make room in its queue or the sender we wait for. */
     (void) osc_newrma_transports_progress();
     proxies_retry();
+    (void) osc_newrma_native_progress();     /* native locks waiting in line */
     if (0 != ++mca_osc_newrma_component.am_turns
                  % (opal_progress_yield_when_idle ? NEWRMA_OWN_POLLS_PER_PROGRESS_OVERSUBSCRIBED
                                                   : NEWRMA_OWN_POLLS_PER_PROGRESS)) {
@@ -699,13 +703,20 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
         case NEWRMA_PKT_GET_ACC: {
             ompi_op_t *op = ompi_osc_base_op_create(hdr->op);
             node_stripes_lock(module, addr, &tl, &stripes);
-            ret = osc_newrma_acc_apply_packed(addr, tcount, tdt, len > 0 ? data : NULL, tl.bytes, op, out);
+            /* on a native window, what the native route does atomically is
+             * done atomically here too (osc_newrma_native_rma.h) */
+            if (!osc_newrma_native_acc_apply(module, addr, tcount, tdt, &tl, len > 0 ? data : NULL, op, out, &ret)) {
+                ret = osc_newrma_acc_apply_packed(addr, tcount, tdt, len > 0 ? data : NULL, tl.bytes, op, out);
+            }
             node_stripes_unlock(module, &stripes);
             OBJ_RELEASE(op);
             break;
         }
         case NEWRMA_PKT_CAS:
             /* payload: new value, then the value to compare with */
+            if (osc_newrma_native_cas_apply(module, addr + tl.gap, tl.bytes, data, data + tl.bytes, out)) {
+                break;
+            }
             node_stripes_lock(module, addr, &tl, &stripes);
             memcpy(out, addr + tl.gap, tl.bytes);
             if (0 == memcmp(out, data + tl.bytes, tl.bytes)) {
@@ -1030,11 +1041,15 @@ static bool am_progress_registered;
 
 /* Allocate windows: the node route's memory (one segment over the node's
  * processes of the window), or ours when every peer must look remote
- * (osc_newrma_force_remote). */
+ * (osc_newrma_force_remote): mapped for UCX where the native route may
+ * take it, else from the heap. */
 static int window_memory_init(ompi_osc_newrma_module_t *module, size_t size, int disp_unit, void **base)
 {
     int ret = osc_newrma_node_route_init(module, size, disp_unit, base);
 
+    if (OMPI_SUCCESS == ret && NULL == module->am_node && OMPI_SUCCESS == osc_newrma_native_memory(module, size, base)) {
+        return OMPI_SUCCESS;
+    }
     if (OMPI_SUCCESS == ret && NULL == module->am_node && size > 0) {
         if (0 != posix_memalign(&module->am_owned, module->memory_alignment, size)) {
             module->am_owned = NULL;
@@ -1105,7 +1120,12 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
      * (UCX for the peers off the node's FIFOs).  Collective; every rank
      * agrees without asking: either the window is all on one node (each
      * rank's FIFOs reach every peer) or it spans nodes (nobody's do) */
-    return osc_newrma_transports_window_connect(module);
+    ret = osc_newrma_transports_window_connect(module);
+    /* the same on every process: an MCA value of group scope and the flavor */
+    if (OMPI_SUCCESS == ret && c->native_rma && MPI_WIN_FLAVOR_ALLOCATE == module->flavor) {
+        ret = osc_newrma_native_window_init(module);
+    }
+    return ret;
 }
 
 /* Window ids (osc_newrma_am.h).  The id must be unique among this process's
@@ -1221,6 +1241,7 @@ void osc_newrma_am_window_fini(ompi_osc_newrma_module_t *module)
     module->am_peers = NULL;
     free(module->am_owned);
     module->am_owned = NULL;
+    osc_newrma_native_window_fini(module);
     osc_newrma_node_route_fini(module);
 }
 

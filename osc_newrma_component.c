@@ -166,6 +166,9 @@ static void register_path_counters(mca_base_component_t *version)
         { "route_node_locks", "Passive-target locks this process took in the node's segment itself (MPI_Win_lock "
           "of a peer on this node in an MPI_Win_allocate window spanning nodes; see osc_newrma_node_lock)",
           offsetof(ompi_osc_newrma_component_t, route_node_locks) },
+        { "route_native_ops", "Operations of this process done by UCX RMA or atomics without the target's "
+          "CPU (windows of the active-message path with osc_newrma_native_rma)",
+          offsetof(ompi_osc_newrma_component_t, route_native_ops) },
     };
 
     for (size_t k = 0 ; k < sizeof(counters) / sizeof(counters[0]) ; ++k) {
@@ -369,6 +372,13 @@ static int component_register(void)
         "of a node agree: off if off on any). Off by default: one torn read in ten runs of "
         "tests/rw_lock_stress.c across the test nodes is not explained yet (docs/mixed-windows.md)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->node_lock);
+    c->native_rma = false;
+    (void) mca_base_component_var_register(version, "native_rma",
+        "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
+        "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "
+        "and do contiguous puts and gets and single-element 4/8-byte integer atomics with UCX RMA "
+        "(truly passive targets); other windows and operations stay active messages",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->native_rma);
 
     c->force_am = false;
     (void) mca_base_component_var_register(version, "force_am",

@@ -161,20 +161,16 @@ static void send_done(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-/* Whether UCX's rendezvous to this endpoint moves data over TCP.  UCX 1.13
- * offers no query of an endpoint's transports; its printed configuration
- * names each lane's transport and role ("0:tcp/lo.0 md[0] -> ... rma_bw#0
- * am ...").  A rendezvous there costs a handshake and then sends the data
- * through the same socket (its put/get emulation), which measured 1.2-2x
- * slower than one eager message at 32-128 KiB on loopback (faster from
- * 256 KiB: the limit's default is 128 KiB); a zero-copy
- * transport (cma, RDMA) is the other way round.  If the format ever
- * changes, nothing matches and UCX keeps deciding. */
-static bool rendezvous_over_tcp(ucp_ep_h ep)
+/* The transport of the first lane of `ep` with `role` in UCX's printed
+ * configuration of the endpoint ("rma_bw#", "amo#"): UCX 1.13 offers no
+ * query of an endpoint's transports; its printed configuration names each
+ * lane's transport and roles ("lane[0]:  1:tcp/lo.0 md[1] -> ... rma_bw#0
+ * am ...").  If the format ever changes, nothing matches (false). */
+bool osc_newrma_ucx_lane_transport(ucp_ep_h ep, const char *role, char *name, size_t name_len)
 {
     char *text = NULL, *line, *save = NULL;
     size_t size = 0;
-    bool tcp = false;
+    bool found = false;
     FILE *stream = open_memstream(&text, &size);
 
     if (NULL == stream) {
@@ -182,14 +178,29 @@ static bool rendezvous_over_tcp(ucp_ep_h ep)
     }
     ucp_ep_print_info(ep, stream);
     fclose(stream);
-    for (line = strtok_r(text, "\n", &save); NULL != line; line = strtok_r(NULL, "\n", &save)) {
-        if (NULL != strstr(line, "rma_bw#")) {
-            tcp = NULL != strstr(line, ":tcp/");
-            break;
+    for (line = strtok_r(text, "\n", &save); NULL != line && !found; line = strtok_r(NULL, "\n", &save)) {
+        const char *lane = strstr(line, "]:"), *tl = NULL == lane ? NULL : strchr(lane + 2, ':');
+        if (NULL != strstr(line, role) && NULL != tl) {
+            size_t n = strcspn(tl + 1, "/ ");
+            snprintf(name, name_len, "%.*s", (int) n, tl + 1);
+            found = true;
         }
     }
     free(text);
-    return tcp;
+    return found;
+}
+
+/* Whether UCX's rendezvous to this endpoint moves data over TCP.  A
+ * rendezvous there costs a handshake and then sends the data through the
+ * same socket (its put/get emulation), which measured 1.2-2x slower than
+ * one eager message at 32-128 KiB on loopback (faster from 256 KiB: the
+ * limit's default is 128 KiB); a zero-copy transport (cma, RDMA) is the
+ * other way round. */
+static bool rendezvous_over_tcp(ucp_ep_h ep)
+{
+    char name[32];
+
+    return osc_newrma_ucx_lane_transport(ep, "rma_bw#", name, sizeof(name)) && 0 == strcmp(name, "tcp");
 }
 
 static ucp_ep_h peer_endpoint(ucx_peer_t *peer)
@@ -329,7 +340,10 @@ static int transport_up(void)
 {
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_AM | (mca_osc_newrma_component.progress_thread ? UCP_FEATURE_WAKEUP : 0),
+        /* RMA and atomics only when asked for: they add lanes (and their
+         * wire-up) to every endpoint, the TCP ones included */
+        .features = UCP_FEATURE_AM | (mca_osc_newrma_component.progress_thread ? UCP_FEATURE_WAKEUP : 0)
+                    | (mca_osc_newrma_component.native_rma ? UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 : 0),
         .mt_workers_shared = 0,
     };
     ucp_worker_params_t wparams = {
@@ -522,6 +536,24 @@ static int ucx_window_connect(ompi_osc_newrma_module_t *module)
 static bool ucx_active(void)
 {
     return ucx.up;
+}
+
+/* For the native route (osc_newrma_transport_ucx.h).  AM lock held. */
+int osc_newrma_ucx_up(void)
+{
+    return transport_up();
+}
+
+ucp_context_h osc_newrma_ucx_context(void)
+{
+    return ucx.context;
+}
+
+ucp_ep_h osc_newrma_ucx_endpoint(ompi_osc_newrma_module_t *module, int rank)
+{
+    ucx_peer_t *peer = peer_lookup(ompi_comm_peer_lookup(module->comm, rank));
+
+    return NULL == peer ? NULL : peer_endpoint(peer);
 }
 
 #else /* !OSC_NEWRMA_HAVE_UCX */

@@ -36,6 +36,23 @@ BEGIN_C_DECLS
  * progress thread. */
 extern const struct osc_newrma_transport_t osc_newrma_transport_ucx;
 
+#if OSC_NEWRMA_HAVE_UCX
+#include <stdbool.h>
+#include <ucp/api/ucp.h>
+
+struct ompi_osc_newrma_module_t;
+
+/* For the native route (osc_newrma_native_rma.c), AM lock held: bring the
+ * context and worker up (OMPI_SUCCESS or an error); the context; the
+ * endpoint to a window rank whose address window_connect learnt (NULL:
+ * none); the transport of the endpoint's first lane with a role
+ * ("amo#", "rma_bw#") into name, false if it has none. */
+int osc_newrma_ucx_up(void);
+ucp_context_h osc_newrma_ucx_context(void);
+ucp_ep_h osc_newrma_ucx_endpoint(struct ompi_osc_newrma_module_t *module, int rank);
+bool osc_newrma_ucx_lane_transport(ucp_ep_h ep, const char *role, char *name, size_t name_len);
+#endif
+
 END_C_DECLS
 
 #endif /* OSC_NEWRMA_TRANSPORT_UCX_H */

@@ -1,0 +1,53 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * What the native-route tests (native_passive.c, native_mixed.c) share: a
+ * zeroed MPI_Win_allocate window of int64 words, and the MPI_T counters of
+ * the routes operations took (osc_newrma_route_native_ops,
+ * osc_newrma_route_am_ops) from a barrier on.  Include after common.h.
+ */
+#ifndef NEWRMA_TEST_NATIVE_ROUTES_H
+#define NEWRMA_TEST_NATIVE_ROUTES_H
+
+typedef struct {
+    test_pvar_t native, am;
+    unsigned long long native_before, am_before;
+} route_counters_t;
+
+/* The window (its words zeroed under our own lock), the counters started,
+ * then a barrier: nobody's operations come before everybody's zeroes. */
+static inline int64_t *native_window(int words, MPI_Win *win, route_counters_t *rc)
+{
+    int rank;
+    int64_t *base;
+
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_OK(MPI_Win_allocate((MPI_Aint) (sizeof(int64_t) * (size_t) words), sizeof(int64_t), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &base, win));
+    MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, rank, 0, *win));
+    memset(base, 0, sizeof(int64_t) * (size_t) words);
+    MPI_OK(MPI_Win_unlock(rank, *win));
+    test_pvar_open(&rc->native, "osc_newrma_route_native_ops");
+    test_pvar_open(&rc->am, "osc_newrma_route_am_ops");
+    rc->native_before = test_pvar_read(&rc->native);
+    rc->am_before = test_pvar_read(&rc->am);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return base;
+}
+
+/* Collective: every rank's operations since native_window, per route. */
+static inline void route_counters_total(route_counters_t *rc, unsigned long long *native_ops,
+                                        unsigned long long *am_ops)
+{
+    *native_ops = test_pvar_close_total(&rc->native, rc->native_before);
+    *am_ops = test_pvar_close_total(&rc->am, rc->am_before);
+}
+
+#endif /* NEWRMA_TEST_NATIVE_ROUTES_H */
