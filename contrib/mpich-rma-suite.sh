@@ -27,9 +27,10 @@
 #                           given its missing headers, first if need be;
 #                           $NEWRMA_OMPI5_ROOT or /var/lib/newrma/trixie),
 #                           with newrma built against the root's Open MPI in
-#                           build/ompi5 (docs/ompi5.md).  Not with the node modes; --work
-#                           and --component-dir must then be inside this
-#                           repository (the only host directory the root sees)
+#                           build/ompi5 (docs/ompi5.md).  Not with the node
+#                           modes; --work and --component-dir must then be
+#                           inside this repository (the only host directory
+#                           the root sees)
 #   --mpich-release NAME    the Debian release whose MPICH source to use
 #                           (default bookworm: MPICH 4.0.2; trixie has
 #                           4.3.0+really4.2.1, which this machine's Debian
