@@ -68,8 +68,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
-        # shellcheck disable=SC2206
-        --all-modes) modes+=($newrma_modes); shift ;;
+        --all-modes) read -r -a all_modes <<< "$newrma_modes"; modes+=("${all_modes[@]}"); shift ;;
         -h|--help) awk 'NR > 9 && /^#/ { sub(/^# ?/, ""); print; next } NR > 9 { exit }' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
