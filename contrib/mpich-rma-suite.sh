@@ -8,8 +8,9 @@
 # $HEADER$
 #
 # Run MPICH's RMA test suite (test/mpi/rma of MPICH 4.0.2, Debian 12's
-# `apt-get source mpich`) against osc/newrma -- or, with --osc, against another
-# osc component of the installed Open MPI, for comparison.
+# `apt-get source mpich`, or another Debian release's: --mpich-release)
+# against osc/newrma -- or, with --osc, against another osc component of the
+# installed Open MPI, for comparison.
 #
 #   contrib/mpich-rma-suite.sh [OPTIONS] [TEST...]
 #
@@ -21,21 +22,37 @@
 #                           at the end unless they were up before), ranks
 #                           placed by node, at most 4 (nodes2x2) or 2
 #                           (nodes2x1) ranks
+#   --ompi5                 against Open MPI 5.0: run this script inside the
+#                           Debian 13 root of contrib/ompi5-root.sh (made, and
+#                           given its missing headers, first if need be;
+#                           $NEWRMA_OMPI5_ROOT or /var/lib/newrma/trixie),
+#                           with newrma built against the root's Open MPI in
+#                           build/ompi5 (docs/ompi5.md).  Not with the node
+#                           modes; --work and --component-dir must then be
+#                           inside this repository (the only host directory
+#                           the root sees)
+#   --mpich-release NAME    the Debian release whose MPICH source to use
+#                           (default bookworm: MPICH 4.0.2; trixie has
+#                           4.3.0+really4.2.1, which this machine's Debian
+#                           mirror does not serve: docs/ompi5.md)
 #   --osc NAME              run under --mca osc NAME instead of newrma
 #   --mca NAME VALUE        extra MCA parameter for every run (repeatable)
 #   --timeout S             per-test time limit unless the test list gives one
 #                           with timeLimit= (default 120)
 #   --component-dir DIR     use the mca_osc_newrma.so in DIR as it is (default:
 #                           build and install this tree's newrma with
-#                           contrib/build.sh into build/install)
-#   --work DIR              work directory (default build/mpich-suite, git-ignored;
+#                           contrib/build.sh into BUILD/install)
+#   --work DIR              work directory (default BUILD/mpich-suite, git-ignored;
 #                           reused when present)
+# BUILD is $NEWRMA_BUILD_DIR, else build/ (build/ompi5 with --ompi5), as for
+# tests/run.sh: one per Open MPI.
 #   TEST...                 only the test-list entries whose program matches one
 #                           of these shell patterns (e.g. 'win_shared*')
 #
-# Runs as root on a fresh Debian 12 machine: installs what it needs with
-# apt-get (dpkg-dev, Open MPI, newrma's build dependencies), adds a deb-src
-# entry if there is none, fetches MPICH's source into WORK once, builds the
+# Runs as root on a fresh Debian 12 machine (or in the Debian 13 root):
+# installs what it needs with apt-get (dpkg-dev, Open MPI, newrma's build
+# dependencies), adds a deb-src entry if there is none, fetches the release's
+# MPICH source into WORK once, builds the
 # suite's programs and its test library (test/mpi/util) with Open MPI's mpicc
 # and a config header this script writes (WORK/include/mpitestconf.h; MPICH's
 # configure is not used), and runs every entry of test/mpi/rma/testlist.in:
@@ -61,13 +78,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 osc=newrma
 mode=default
 timeout_s=120
-work=$top/build/mpich-suite
+work=
+ompi5=no
+mpich_release=bookworm
 extra_mca=()
 patterns=()
 component_dir=
+all_args=("$@")
 while [ $# -gt 0 ]; do
     case "$1" in
         --osc) osc=$2; shift 2 ;;
+        --ompi5) ompi5=yes; shift ;;
+        --mpich-release) mpich_release=$2; shift 2 ;;
         --mode) mode=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --timeout) timeout_s=$2; shift 2 ;;
@@ -83,7 +105,22 @@ read -r -a mode_mca <<< "$mode_args"
 [ "$osc" = newrma ] || mode_mca=()
 node_layout=$(newrma_mode_nodes "$mode") || node_layout=
 
-mpich_version=4.0.2
+# --ompi5 outside the root: make the root if need be, then run this same
+# script with the same arguments inside it (the root's marker file says where
+# we are).
+ompi5_marker=/etc/newrma-ompi5-root
+if [ $ompi5 = yes ]; then
+    [ -z "$node_layout" ] || { echo "--ompi5: not with the node modes" >&2; exit 2; }
+    if [ ! -f $ompi5_marker ]; then
+        "$top/contrib/ompi5-root.sh" make && "$top/contrib/ompi5-root.sh" headers > /dev/null \
+            || { echo "ERROR: could not make the Open MPI 5.0 root"; echo "0 passed, 1 failed"; exit 1; }
+        exec "$top/contrib/ompi5-root.sh" exec "$top/contrib/mpich-rma-suite.sh" "${all_args[@]}"
+    fi
+    : "${NEWRMA_BUILD_DIR:=$top/build/ompi5}"
+fi
+build=${NEWRMA_BUILD_DIR:-$top/build}
+[ -n "$work" ] || work=$build/mpich-suite/$mpich_release
+
 max_np=4
 shm_dir=/dev/shm
 if [ -n "$node_layout" ]; then
@@ -93,7 +130,10 @@ fi
 exclude_file=$top/contrib/mpich-rma-exclude.txt
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-src=$work/mpich-$mpich_version
+# the source's directory, as apt-get source named it (mpich-4.0.2,
+# mpich-4.3.0+really4.2.1), recorded once it is complete
+src=
+[ -s "$work/.newrma-source" ] && src=$work/$(cat "$work/.newrma-source")
 suite=$src/test/mpi
 obj=$work/obj
 logs=$work/logs
@@ -110,8 +150,14 @@ packages="dpkg-dev xz-utils gcc make bc libopenmpi-dev openmpi-bin libucx-dev li
           autoconf automake libtool"
 missing=$(missing_packages $packages)
 need_source=yes
-[ -f "$src/.newrma-source-ok" ] && need_source=no
-if [ $need_source = yes ] && ! has_deb_src; then
+[ -n "$src" ] && [ -f "$suite/rma/testlist.in" ] && need_source=no
+# another release's source (bookworm's inside the Debian 13 root): its own
+# deb-src entry
+own_release=$(. /etc/os-release && echo "$VERSION_CODENAME")
+if [ $need_source = yes ] && [ "$mpich_release" != "$own_release" ]; then
+    echo "deb-src http://deb.debian.org/debian $mpich_release main" \
+        > "/etc/apt/sources.list.d/newrma-mpich-$mpich_release.list"
+elif [ $need_source = yes ] && ! has_deb_src; then
     note "no deb-src entry found: adding /etc/apt/sources.list.d/debian-src.sources"
     add_deb_src
 fi
@@ -126,28 +172,33 @@ fi
 
 # -------------------------------------------------------------- 2. source
 if [ $need_source = yes ]; then
-    note "fetching MPICH $mpich_version's source (apt-get source mpich) into $work"
-    rm -rf "$src"
+    note "fetching MPICH's source (apt-get source mpich) into $work"
+    rm -rf "$work/.newrma-source" "$work"/mpich-*/
     # apt-get source reuses already downloaded files that match the checksums
-    (cd "$work" && apt-get source -q mpich > "$logs/source.log" 2>&1) \
+    (cd "$work" && apt-get source -q "mpich/$mpich_release" > "$logs/source.log" 2>&1) \
         || { tail -20 "$logs/source.log"; die "apt-get source mpich failed"; }
-    [ -f "$suite/rma/testlist.in" ] \
-        || die "apt-get source mpich did not give $src (Debian 12 has $mpich_version; got: $(ls -d "$work"/mpich-* 2>/dev/null | tr '\n' ' '))"
-    touch "$src/.newrma-source-ok"
+    src=$(ls -d "$work"/mpich-*/ 2>/dev/null | head -1); src=${src%/}
+    suite=$src/test/mpi
+    [ -n "$src" ] && [ -f "$suite/rma/testlist.in" ] \
+        || die "apt-get source mpich gave no test/mpi/rma/testlist.in (got: $(ls "$work" | tr '\n' ' '))"
+    basename "$src" > "$work/.newrma-source"
 fi
+# Debian's upstream version, without a "+really" prefix: 4.0.2, 4.2.1
+mpich_version=${src##*/mpich-}; mpich_version=${mpich_version##*really}
 [ -f "$exclude_file" ] || die "$exclude_file is missing"
 
 # ---------------------------------------------------- 3. newrma and mpirun
 if [ -n "$component_dir" ]; then
     [ -e "$component_dir/mca_osc_newrma.so" ] || die "no mca_osc_newrma.so in $component_dir"
 else
-    component_dir=$top/build/install/lib/openmpi
+    component_dir=$build/install/lib/openmpi
 fi
-if [ "$component_dir" = "$top/build/install/lib/openmpi" ] \
+if [ "$component_dir" = "$build/install/lib/openmpi" ] \
    && { [ "$osc" = newrma ] || [ ! -e "$component_dir/mca_osc_newrma.so" ]; }; then
     note "building newrma (contrib/build.sh, log: $logs/newrma-build.log)"
-    mkdir -p "$top/build"
-    flock "$top/build/.build.lock" "$top/contrib/build.sh" > "$logs/newrma-build.log" 2>&1 \
+    mkdir -p "$build"
+    NEWRMA_OBJ_DIR=$build/obj flock "$build/.build.lock" "$top/contrib/build.sh" "$build/install" \
+        > "$logs/newrma-build.log" 2>&1 \
         || { tail -30 "$logs/newrma-build.log"; die "building newrma failed"; }
 fi
 ompi_pkglibdir=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
@@ -197,13 +248,13 @@ selected() {
 
 # ------------------------------------------------------------ 5. building
 # Our own config header: what the suite's util/ and rma/ sources test for,
-# true of Debian 12 with gcc and Open MPI 4.1.  USE_STRICT_MPI: Open MPI is not
+# true of Debian 12 and 13 with gcc and Open MPI 4.1 and 5.0.  USE_STRICT_MPI: Open MPI is not
 # MPICH, so checks of MPICH-only behaviour are left out (configure's
 # --enable-strictmpi, the mode for testing other implementations).
 conf=$work/include/mpitestconf.h
 cat > "$conf.new" <<'EOF'
 /* Written by newrma's contrib/mpich-rma-suite.sh in place of the header
- * MPICH's configure makes: Debian 12, gcc, Open MPI 4.1. */
+ * MPICH's configure makes: Debian 12 or 13, gcc, Open MPI 4.1 or 5.0. */
 #ifndef MPITESTCONF_H_INCLUDED
 #define MPITESTCONF_H_INCLUDED
 #define HAVE_STDARG_H 1
@@ -294,10 +345,12 @@ note "building the suite (make -j2 -k in $obj, log: $logs/build.log)"
 make -C "$obj" -k -j2 > "$logs/build.log" 2>&1 || echo "    some programs did not build (see $logs/build.log)"
 
 # --------------------------------------------------------- 6. exclusions
-# contrib/mpich-rma-exclude.txt: "name reason" per line, # comments.
+# contrib/mpich-rma-exclude.txt: "name reason" per line, # comments;
+# "name@ompi5 reason" only against Open MPI 5.0 (--ompi5).
 declare -A excluded=()
 while read -r name reason; do
     case "$name" in ''|'#'*) continue ;; esac
+    case "$name" in *@ompi5) [ $ompi5 = yes ] || continue; name=${name%@ompi5} ;; esac
     excluded[$name]=$reason
 done < "$exclude_file"
 

@@ -9,26 +9,29 @@
 #
 # Build osc/newrma and run every test under mpirun.
 #
-#   tests/run.sh                      all tests, 1-4 ranks, --mca osc newrma
+#   tests/run.sh                      all tests, 1-4 ranks, --mca osc newrma,
+#                                     in five modes (below)
 #   tests/run.sh --osc rdma           the same tests against another component
 #                                     (checks the tests themselves)
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
 #   tests/run.sh --np 16              any count (oversubscribed as needed)
-#   tests/run.sh --mode minimum       one mode only (default: every mode)
+#   tests/run.sh --mode minimum       one mode only (repeatable)
+#   tests/run.sh --all-modes          all seven modes: the full matrix
 #
-# Modes (newrma only; all seven by default; contrib/newrma-modes.sh defines
-# them): "default" (peers on one node: the direct and usermem paths),
-# "minimum" (every pool, slot array, queue, ring, stripe count and cache at
-# its minimum MCA value: slower, must never deadlock), "remote"
-# (osc_newrma_force_remote: every peer remote, the active-message path over
-# UCX tcp on loopback), "remote-minimum" (both), "remote-sm" (every peer
-# remote, over UCX's shared-memory transports), "fifo" (osc_newrma_force_am:
-# create/dynamic windows take the active-message path over the node-local
-# FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2 cells).  The node
-# modes "nodes2x2" and "nodes2x1" (root; not in the default list) run across
-# 2 namespaced nodes of this machine (contrib/test-nodes.sh, brought up here
-# and removed at the end unless they were up before), ranks placed by node,
-# at a fixed count: 4 and 2 ranks, whatever --np says.
+# Modes (newrma only; contrib/newrma-modes.sh defines them; five by default:
+# all but fifo and remote-sm, which run the same code as fifo-minimum and
+# remote with other sizes or another UCX transport): "default" (peers on one
+# node: the direct and usermem paths), "minimum" (every pool, slot array,
+# queue, ring, stripe count and cache at its minimum MCA value: slower, must
+# never deadlock), "remote" (osc_newrma_force_remote: every peer remote, the
+# active-message path over UCX tcp on loopback), "remote-minimum" (both),
+# "remote-sm" (every peer remote, over UCX's shared-memory transports), "fifo"
+# (osc_newrma_force_am: create/dynamic windows take the active-message path
+# over the node-local FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2
+# cells).  The node modes "nodes2x2" and "nodes2x1" (root; not in the default
+# list) run across 2 namespaced nodes of this machine (contrib/test-nodes.sh,
+# brought up here and removed at the end unless they were up before), ranks
+# placed by node, at a fixed count: 4 and 2 ranks, whatever --np says.
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c, or tests/<name>.sh: a script run as
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
         --np) nps=$2; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
+        --all-modes) read -r -a all_modes <<< "$newrma_modes"; modes+=("${all_modes[@]}"); shift ;;
         -h|--help) awk 'NR > 9 && /^#/ { sub(/^# ?/, ""); print; next } NR > 9 { exit }' "$0"; exit 0 ;;
         *) selected+=("$1"); shift ;;
     esac
@@ -72,7 +76,7 @@ done
 
 if [ ${#modes[@]} -eq 0 ]; then
     # shellcheck disable=SC2206
-    [ "$osc" = newrma ] && modes=($newrma_modes) || modes=(default)
+    [ "$osc" = newrma ] && modes=($newrma_default_modes) || modes=(default)
 fi
 for m in "${modes[@]}"; do newrma_mode_args "$m" > /dev/null || exit 2; done
 mode_args() { newrma_mode_args "$1"; }
