@@ -244,9 +244,8 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-mul
 configure_args=(
     --prefix="$prefix"
     --disable-mpi-fortran --disable-oshmem --disable-mpi-java --disable-io-romio
-    # Debian's PMIx (4 in Debian 12, 5 in Debian 13), libevent and hwloc, as
-    # Debian's own Open MPI
-    --with-pmix="/usr/lib/$multiarch/pmix2" --with-libevent=external --with-hwloc=external
+    # Debian's libevent and hwloc (and PMIx, below), as Debian's own Open MPI
+    --with-libevent=external --with-hwloc=external
     # no batch systems, no InfiniBand/OFI/PSM here: skip those checks
     --without-slurm --without-tm --without-lsf --without-sge --without-alps
     --without-verbs --without-ofi --without-psm --without-psm2 --without-portals4
@@ -254,6 +253,15 @@ configure_args=(
     # (pml/ucx and osc/ucx are still built) and message-logging FT
     --enable-mca-no-build=btl-uct,vprotocol-pessimist
 )
+# Debian's PMIx: Debian 12's (4) by its directory; Debian 13's (5) through
+# pkg-config as Debian's package does, because 5.0's bundled PRRTE also
+# needs PMIx's internal headers (src/util/pmix_argv.h), which only pmix.pc's
+# second include directory (pmix2/include/pmix) holds
+if [ "$series" = 4 ]; then
+    configure_args+=(--with-pmix="/usr/lib/$multiarch/pmix2")
+else
+    configure_args+=(--with-pmix=external)
+fi
 if pkg-config --exists ucx 2>/dev/null; then
     configure_args+=(--with-ucx)
 else
