@@ -44,8 +44,8 @@ if [ "${1:-}" = --ompi ]; then
     shift 2 || true
 fi
 case $series in
-    4) ompi_version=4.1.4; default_work=$top/build/intree ;;
-    5) ompi_version=5.0.7; default_work=$top/build/intree5 ;;
+    4) ompi_version=4.1.4; debian=12; default_work=$top/build/intree ;;
+    5) ompi_version=5.0.7; debian=13; default_work=$top/build/intree5 ;;
     *) echo "usage: $0 [--ompi 4|5] [WORKDIR]" >&2; exit 2 ;;
 esac
 work=${1:-$default_work}
@@ -169,7 +169,7 @@ if [ $need_source = yes ]; then
     # apt-get source reuses already downloaded files that match the checksums
     (cd "$work" && run apt-get source -q openmpi)
     [ -f "$src/autogen.pl" ] \
-        || die "apt-get source openmpi did not give $src (Debian $([ "$series" = 4 ] && echo 12 || echo 13) has $ompi_version; got: $(ls -d "$work"/openmpi-* 2>/dev/null | tr '\n' ' '))"
+        || die "apt-get source openmpi did not give $src (Debian $debian has $ompi_version; got: $(ls -d "$work"/openmpi-* 2>/dev/null | tr '\n' ' '))"
     touch "$src/.newrma-source-ok"
     end "extracted $(basename "$src")"
 else
