@@ -8,17 +8,27 @@
 # $HEADER$
 #
 # Check that osc/newrma builds and works IN TREE: copied to
-# ompi/mca/osc/newrma of Open MPI 4.1.4's source (Debian 12's `apt-get source
-# openmpi`), built by Open MPI's own autogen.pl / configure / make, then
-# checked with ompi_info and a small RMA program under mpirun.
+# ompi/mca/osc/newrma of Open MPI's source as Debian ships it (`apt-get
+# source openmpi`), built by Open MPI's own autogen.pl / configure / make,
+# then checked with ompi_info and a small RMA program under mpirun.
 #
-#   contrib/check-intree.sh [WORKDIR]      (default: build/intree, git-ignored)
+#   contrib/check-intree.sh [--ompi 4|5] [WORKDIR]
 #
-# Runs as root on a fresh Debian 12 machine (installs what it needs with
-# apt-get).  Re-running reuses the extracted source and, unless configure.m4
-# or Makefile.am changed, the previous autogen/configure, and rebuilds
-# incrementally.  Logs: WORKDIR/logs/<phase>.log.  Exits 0 only if every
-# phase passed.
+#   --ompi 4  Open MPI 4.1.4, Debian 12's, on this machine (the default);
+#             WORKDIR defaults to build/intree (git-ignored)
+#   --ompi 5  Open MPI 5.0.7, Debian 13's, inside the Debian 13 root of
+#             contrib/ompi5-root.sh (made if missing); the script runs itself
+#             again in there.  Open MPI's bundled PRRTE is built, Debian 13's
+#             PMIx, libevent and hwloc are used (as Debian's package does).
+#             WORKDIR must be inside the repository (the root sees only
+#             that); it defaults to build/intree5
+#
+# Runs as root (installs what it needs with apt-get, on this Debian 12
+# machine or in the root).  Re-running reuses the extracted source and,
+# unless configure.m4 or Makefile.am changed, the previous autogen/configure,
+# and rebuilds incrementally.  Logs: WORKDIR/logs/<phase>.log.  Exits 0 only
+# if every phase passed.  The compiles take minutes: on a shared machine run
+# it under `nice -n 19` (docs/build.md, "In tree").
 #
 # Environment knobs:
 #   NEWRMA_INTREE_JOBS=N         make -j N (default 2)
@@ -28,10 +38,32 @@ set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/contrib/debian-source.sh"
-work=${1:-$top/build/intree}
+series=4
+if [ "${1:-}" = --ompi ]; then
+    series=${2:-}
+    shift 2 || true
+fi
+case $series in
+    4) ompi_version=4.1.4; debian=12; default_work=$top/build/intree ;;
+    5) ompi_version=5.0.7; debian=13; default_work=$top/build/intree5 ;;
+    *) echo "usage: $0 [--ompi 4|5] [WORKDIR]" >&2; exit 2 ;;
+esac
+work=${1:-$default_work}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-ompi_version=4.1.4
+
+# Open MPI 5.0.7 needs a newer PMIx than Debian 12's: run inside the Debian
+# 13 root, where this repository is mounted at the same path.
+root_marker=/etc/newrma-ompi5-root   # written by contrib/ompi5-root.sh make
+if [ "$series" = 5 ] && [ ! -f $root_marker ]; then
+    case $work/ in
+        "$top"/*) ;;
+        *) echo "check-intree: with --ompi 5, WORKDIR must be inside $top (the root sees only that)" >&2; exit 2 ;;
+    esac
+    "$top/contrib/ompi5-root.sh" make
+    exec "$top/contrib/ompi5-root.sh" exec "$top/contrib/check-intree.sh" --ompi 5 "$work"
+fi
+
 src=$work/openmpi-$ompi_version
 prefix=$work/install
 logs=$work/logs
@@ -93,7 +125,7 @@ run() {
 }
 
 [ "$(id -u)" -eq 0 ] || die "run me as root (apt-get install, apt-get source)"
-[ -r /etc/debian_version ] || die "this script expects Debian 12 (bookworm)"
+[ -r /etc/debian_version ] || die "this script expects Debian 12 (bookworm), or Debian 13 for --ompi 5"
 say "check-intree: osc/newrma in Open MPI $ompi_version's tree"
 say "  component: $top"
 say "  work dir:  $work"
@@ -108,6 +140,9 @@ need_source=yes
 [ -f "$src/.newrma-source-ok" ] && need_source=no
 added_src=no
 if ! has_deb_src; then
+    # debian-source.sh adds Debian 12's source archive; the root gets
+    # Debian 13's from contrib/ompi5-root.sh
+    [ "$series" = 4 ] || die "no deb-src entry in the root: run contrib/ompi5-root.sh headers (it adds trixie's)"
     say "    no deb-src entry found: adding /etc/apt/sources.list.d/debian-src.sources"
     add_deb_src
     added_src=yes
@@ -134,13 +169,15 @@ if [ $need_source = yes ]; then
     # apt-get source reuses already downloaded files that match the checksums
     (cd "$work" && run apt-get source -q openmpi)
     [ -f "$src/autogen.pl" ] \
-        || die "apt-get source openmpi did not give $src (Debian 12 has $ompi_version; got: $(ls -d "$work"/openmpi-* 2>/dev/null | tr '\n' ' '))"
+        || die "apt-get source openmpi did not give $src (Debian $debian has $ompi_version; got: $(ls -d "$work"/openmpi-* 2>/dev/null | tr '\n' ' '))"
     touch "$src/.newrma-source-ok"
     end "extracted $(basename "$src")"
 else
     end "reused $src"
 fi
-grep -q "^major=4\$" "$src/VERSION" && grep -q '^minor=1$' "$src/VERSION" && grep -q '^release=4$' "$src/VERSION" \
+IFS=. read -r v_major v_minor v_release <<<"$ompi_version"
+grep -qx "major=$v_major" "$src/VERSION" && grep -qx "minor=$v_minor" "$src/VERSION" \
+    && grep -qx "release=$v_release" "$src/VERSION" \
     || die "$src/VERSION is not Open MPI $ompi_version"
 
 # --------------------------------------------------------------- 3. copy
@@ -175,11 +212,18 @@ end "${#files[@]} files, $changed changed"
 # changed; C file changes only need make.
 autogen_inputs=$(cd "$dest" && cat configure.m4 Makefile.am | md5sum | cut -d' ' -f1)
 # Open MPI's own tarball is a "distribution tarball", so autogen.pl wants
-# --force.  The embedded copies of PMIx, libevent and ROMIO are left out
-# (configure uses Debian's PMIx, libevent and hwloc, as Debian's package
-# does), and so is OpenSHMEM: this saves their own autogen runs.
-# shellcheck disable=SC2054  # the commas are inside one argument
-autogen_args=(--force --no-oshmem --exclude=pmix-pmix3x,event-libevent2022,io-romio321)
+# --force.  What configure takes from Debian instead of Open MPI's embedded
+# copies (PMIx, libevent, hwloc, as Debian's package does) and ROMIO are
+# left out, and so is OpenSHMEM: this saves their own autogen runs.  5.0's
+# PRRTE (Debian 13 builds the bundled one too) stays; 5.0's autogen.pl has
+# no --no-oshmem (configure's --disable-oshmem does it).
+if [ "$series" = 4 ]; then
+    # shellcheck disable=SC2054  # the commas are inside one argument
+    autogen_args=(--force --no-oshmem --exclude=pmix-pmix3x,event-libevent2022,io-romio321)
+else
+    # shellcheck disable=SC2054
+    autogen_args=(--force --no-3rdparty openpmix,libevent,hwloc --exclude=io-romio341)
+fi
 autogen_key="$autogen_inputs ${autogen_args[*]}"
 begin autogen "Open MPI's ./autogen.pl ${autogen_args[*]}"
 if [ -x "$src/configure" ] && [ -f "$stamps/autogen" ] && [ "$(cat "$stamps/autogen")" = "$autogen_key" ] \
@@ -200,8 +244,8 @@ multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-mul
 configure_args=(
     --prefix="$prefix"
     --disable-mpi-fortran --disable-oshmem --disable-mpi-java --disable-io-romio
-    # Debian's PMIx 4, libevent and hwloc, as Debian's own Open MPI
-    --with-pmix="/usr/lib/$multiarch/pmix2" --with-libevent=external --with-hwloc=external
+    # Debian's libevent and hwloc (and PMIx, below), as Debian's own Open MPI
+    --with-libevent=external --with-hwloc=external
     # no batch systems, no InfiniBand/OFI/PSM here: skip those checks
     --without-slurm --without-tm --without-lsf --without-sge --without-alps
     --without-verbs --without-ofi --without-psm --without-psm2 --without-portals4
@@ -209,6 +253,15 @@ configure_args=(
     # (pml/ucx and osc/ucx are still built) and message-logging FT
     --enable-mca-no-build=btl-uct,vprotocol-pessimist
 )
+# Debian's PMIx: Debian 12's (4) by its directory; Debian 13's (5) through
+# pkg-config as Debian's package does, because 5.0's bundled PRRTE also
+# needs PMIx's internal headers (src/util/pmix_argv.h), which only pmix.pc's
+# second include directory (pmix2/include/pmix) holds
+if [ "$series" = 4 ]; then
+    configure_args+=(--with-pmix="/usr/lib/$multiarch/pmix2")
+else
+    configure_args+=(--with-pmix=external)
+fi
 if pkg-config --exists ucx 2>/dev/null; then
     configure_args+=(--with-ucx)
 else
