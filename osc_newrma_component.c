@@ -87,6 +87,14 @@ static void register_group_uint(const char *name, const char *description, int l
 }
 
 /* returns the variable's index */
+static int register_bool(const char *name, const char *description, int level, mca_base_var_scope_t scope,
+                         bool default_value, bool *storage)
+{
+    *storage = default_value;
+    return mca_base_component_var_register(&mca_osc_newrma_component.super.osc_version, name, description,
+                                           MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, level, scope, storage);
+}
+
 static int register_size_scoped(const char *name, const char *description, int level, mca_base_var_scope_t scope,
                                 size_t default_value, size_t *storage)
 {
@@ -256,13 +264,11 @@ static int component_register(void)
         "asks nothing of its targets -- no hand-overs, shared copies or relays -- but still serves its "
         "own mailbox)",
         OPAL_INFO_LVL_9, 5, &c->assist_timeout);
-    c->assist_oversubscribed = false;
-    (void) mca_base_component_var_register(version, "assist_oversubscribed",
+    register_bool("assist_oversubscribed",
         "Target assistance (assist_timeout, assist_share_bytes) also when Open MPI runs more ranks "
         "than cores (it then yields when idle): off by default, since a target is then often off "
         "its core and waiting for it costs more than single copy",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY,
-        &c->assist_oversubscribed);
+        OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, false, &c->assist_oversubscribed);
     register_size("assist_share_bytes",
         "MPI_Win_create/create_dynamic windows on one node: a contiguous put, get or accumulate of at "
         "least this many bytes to a target that is inside MPI is copied by both processes at once, in "
@@ -349,50 +355,45 @@ static int component_register(void)
         "(docs/errors.md, \"Failure points\"); empty: none",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_READONLY, &c->fail_at);
 
-    c->use_cma = true;
-    (void) mca_base_component_var_register(version, "use_cma",
+    register_bool("use_cma",
         "Reach MPI_Win_create and MPI_Win_create_dynamic memory of on-node peers with single-copy "
         "process_vm_readv/writev (if false, newrma declines such windows on more than one process, "
         "unless osc_newrma_force_am is set; if true but the calls are refused, such windows use "
         "the active-message path over the node's FIFOs)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_GROUP, &c->use_cma);
+        OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_GROUP, true, &c->use_cma);
 
-    c->force_remote = false;
-    (void) mca_base_component_var_register(version, "force_remote",
+    register_bool("force_remote",
         "Treat every peer as if it were on another node: windows (except allocate_shared) use the "
         "active-message path over UCX, as between nodes (for testing that path on one machine, "
         "e.g. with UCX_TLS=tcp,self UCX_NET_DEVICES=lo)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->force_remote);
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->force_remote);
 
-    c->node_lock = false;
-    (void) mca_base_component_var_register(version, "node_lock",
+    register_bool("node_lock",
         "In MPI_Win_allocate windows spanning nodes, node-local origins take a target's passive-target "
         "lock in the node's segment directly and the target's packet handler takes it on behalf of "
         "remote origins, so that lock and unlock to a peer on the node cost no message (the processes "
         "of a node agree: off if off on any). Off by default: one torn read in ten runs of "
         "tests/rw_lock_stress.c across the test nodes is not explained yet (docs/mixed-windows.md)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->node_lock);
-    c->native_rma = false;
-    (void) mca_base_component_var_register(version, "native_rma",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->node_lock);
+
+    register_bool("native_rma",
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
         "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "
         "and do contiguous puts and gets and single-element 4/8-byte integer atomics with UCX RMA "
         "(truly passive targets); other windows and operations stay active messages",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, &c->native_rma);
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->native_rma);
 
-    c->force_am = false;
-    (void) mca_base_component_var_register(version, "force_am",
+    register_bool("force_am",
         "MPI_Win_create and MPI_Win_create_dynamic windows whose processes are all on one node use "
         "the active-message path, its packets carried by FIFOs in a shared segment, instead of "
         "single-copy access (process_vm_readv/writev)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &c->force_am);
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, false, &c->force_am);
 
-    c->progress_thread = false;
-    (void) mca_base_component_var_register(version, "progress_thread",
+    register_bool("progress_thread",
         "Serve passive-target operations of the active-message path from a thread of newrma's own, "
         "so they progress while the target computes outside MPI (otherwise they progress whenever "
         "the target is in any MPI call)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &c->progress_thread);
+        OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, false, &c->progress_thread);
 
     register_size("ucx_eager_limit",
         "Payloads up to this many bytes go to a peer in one eager UCX active message when UCX's "

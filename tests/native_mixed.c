@@ -240,16 +240,17 @@ static void check_routes(route_counters_t *rc)
     const char *tls = getenv("UCX_TLS");
     int remote = test_cvar_int("osc_newrma_force_remote") && !test_world_spans_nodes()
                  && 0 == test_cvar_int("osc_newrma_fifo_node_ranks");
-    unsigned long long all_ops = 0, native_ops, am_ops;
+    unsigned long long all_ops = 0, native_ops, am_ops, node_ops;
 
-    route_counters_total(rc, &native_ops, &am_ops);
+    route_counters_total(rc, &native_ops, &am_ops, &node_ops);
 
     MPI_Allreduce(&ops, &all_ops, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (!remote) {
         return;     /* node paths: neither counter says anything */
     }
-    CHECK(all_ops == native_ops + am_ops, "%llu native + %llu active messages, expected %llu operations",
-          native_ops, am_ops, all_ops);
+    CHECK(all_ops == native_ops + am_ops && 0 == node_ops,
+          "%llu native + %llu active messages (%llu by the node route), expected %llu operations",
+          native_ops, am_ops, node_ops, all_ops);
     if (NULL != tls && NULL == strstr(tls, "tcp")) {
         CHECK(native_ops > 0 && am_ops > 0, "shared memory: %llu native, %llu active messages", native_ops, am_ops);
     } else if (NULL != tls) {

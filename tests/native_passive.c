@@ -29,6 +29,9 @@
  *  - osc_newrma_force_remote over TCP: active messages (no native
  *    operation, two active messages per origin), served once rank 0 is
  *    back in MPI: only the values are checked;
+ *  - a window spanning (real or pretend) nodes: rank 0's node peers by the
+ *    node route (osc_newrma_route_node_ops), the others by active messages;
+ *    only the values and the counts are checked;
  *  - one node without force_remote: the direct path, passive too: fast.
  * "Fast" is below a quarter of the compute time, from the origin's own
  * clock and from rank 0's view of its memory.
@@ -49,7 +52,7 @@
 
 static int64_t tag(int origin) { return 1000 + origin; }
 
-typedef enum { ROUTE_DIRECT, ROUTE_NATIVE, ROUTE_AM, ROUTE_UNKNOWN } route_t;
+typedef enum { ROUTE_DIRECT, ROUTE_NATIVE, ROUTE_AM, ROUTE_NODES, ROUTE_UNKNOWN } route_t;
 
 /* The route this run's operations to rank 0 must take (see the header). */
 static route_t expected_route(void)
@@ -59,8 +62,9 @@ static route_t expected_route(void)
     if (!test_am_path(FLAVOR_ALLOCATE)) {
         return ROUTE_DIRECT;
     }
-    if (test_world_spans_nodes() || test_cvar_int("osc_newrma_fifo_node_ranks") > 0) {
-        return ROUTE_AM;      /* between nodes over TCP; pretend nodes keep the node route */
+    if (!test_cvar_int("osc_newrma_force_remote")
+        && (test_world_spans_nodes() || test_cvar_int("osc_newrma_fifo_node_ranks") > 0)) {
+        return ROUTE_NODES;   /* rank 0's node peers by the node route, the others remote */
     }
     if (NULL == tls) {
         return ROUTE_UNKNOWN;  /* UCX picks: either route, values checked */
@@ -132,9 +136,9 @@ static void check_olds(int64_t old, int rank, int size)
 
 static void check_routes(route_t route, route_counters_t *rc, int size)
 {
-    unsigned long long native_ops, am_ops, ops = 2ULL * (unsigned long long) (size - 1);
+    unsigned long long native_ops, am_ops, node_ops, ops = 2ULL * (unsigned long long) (size - 1);
 
-    route_counters_total(rc, &native_ops, &am_ops);
+    route_counters_total(rc, &native_ops, &am_ops, &node_ops);
 
     if (ROUTE_NATIVE == route) {
         CHECK(ops == native_ops && 0 == am_ops, "native route: %llu native, %llu active messages, expected %llu, 0",
@@ -142,6 +146,10 @@ static void check_routes(route_t route, route_counters_t *rc, int size)
     } else if (ROUTE_AM == route) {
         CHECK(0 == native_ops && ops == am_ops, "active messages: %llu native, %llu active messages, expected 0, %llu",
               native_ops, am_ops, ops);
+    } else if (ROUTE_NODES == route) {
+        CHECK(0 == native_ops && ops == am_ops + node_ops,
+              "across nodes: %llu native, %llu active messages + %llu by the node route, expected 0, %llu",
+              native_ops, am_ops, node_ops, ops);
     } else if (ROUTE_UNKNOWN == route) {
         CHECK(ops == native_ops + am_ops, "%llu native + %llu active messages, expected %llu", native_ops, am_ops, ops);
     } else {
@@ -182,7 +190,8 @@ int main(int argc, char **argv)
     }
     if (1 == rank) {
         printf("route %s: lock+put+unlock %.1f us, lock+fetch_and_op+unlock %.1f us\n",
-               ROUTE_NATIVE == route ? "native" : ROUTE_AM == route ? "am" : ROUTE_DIRECT == route ? "direct" : "ucx's choice",
+               ROUTE_NATIVE == route ? "native" : ROUTE_AM == route ? "am" : ROUTE_NODES == route ? "node and am"
+               : ROUTE_DIRECT == route ? "direct" : "ucx's choice",
                put_s * 1e6, fop_s * 1e6);
     }
     check_olds(old, rank, size);

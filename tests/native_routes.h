@@ -11,14 +11,14 @@
  * What the native-route tests (native_passive.c, native_mixed.c) share: a
  * zeroed MPI_Win_allocate window of int64 words, and the MPI_T counters of
  * the routes operations took (osc_newrma_route_native_ops,
- * osc_newrma_route_am_ops) from a barrier on.  Include after common.h.
+ * osc_newrma_route_am_ops, osc_newrma_route_node_ops) from a barrier on.  Include after common.h.
  */
 #ifndef NEWRMA_TEST_NATIVE_ROUTES_H
 #define NEWRMA_TEST_NATIVE_ROUTES_H
 
 typedef struct {
-    test_pvar_t native, am;
-    unsigned long long native_before, am_before;
+    test_pvar_t native, am, node;
+    unsigned long long native_before, am_before, node_before;
 } route_counters_t;
 
 /* The window (its words zeroed under our own lock), the counters started,
@@ -36,18 +36,21 @@ static inline int64_t *native_window(int words, MPI_Win *win, route_counters_t *
     MPI_OK(MPI_Win_unlock(rank, *win));
     test_pvar_open(&rc->native, "osc_newrma_route_native_ops");
     test_pvar_open(&rc->am, "osc_newrma_route_am_ops");
+    test_pvar_open(&rc->node, "osc_newrma_route_node_ops");
     rc->native_before = test_pvar_read(&rc->native);
     rc->am_before = test_pvar_read(&rc->am);
+    rc->node_before = test_pvar_read(&rc->node);
     MPI_Barrier(MPI_COMM_WORLD);
     return base;
 }
 
 /* Collective: every rank's operations since native_window, per route. */
 static inline void route_counters_total(route_counters_t *rc, unsigned long long *native_ops,
-                                        unsigned long long *am_ops)
+                                        unsigned long long *am_ops, unsigned long long *node_ops)
 {
     *native_ops = test_pvar_close_total(&rc->native, rc->native_before);
     *am_ops = test_pvar_close_total(&rc->am, rc->am_before);
+    *node_ops = test_pvar_close_total(&rc->node, rc->node_before);
 }
 
 #endif /* NEWRMA_TEST_NATIVE_ROUTES_H */
