@@ -604,6 +604,15 @@ static void operation_done(ompi_osc_newrma_module_t *module, int origin, origin_
         (void) send_copy(module, origin, reply, out, n, NULL, true);
         return;
     }
+    if (fetching && NULL == out_owned && n > 0 && (st->sync_flags & NEWRMA_PF_UNLOCK)
+        && NULL != (out_owned = malloc(n))) {
+        /* the count may complete the segment and release the lock: the
+         * next holder (a node-local origin taking the node lock, a queued
+         * operation applied at once) may then write these bytes of window
+         * memory before the reply would copy them */
+        memcpy(out_owned, out, n);
+        out = out_owned;
+    }
     count_operation(module, origin, st, ret, fetching ? reply : NULL);
     if (fetching) {
         (void) send_copy(module, origin, reply, out, n, out_owned, false);
