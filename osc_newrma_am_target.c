@@ -473,8 +473,12 @@ static void proxies_retry(void)
     opal_hash_table_t *windows = &mca_osc_newrma_component.am_windows;
     uint32_t key;
     void *value, *node = NULL;
-    int ret = opal_hash_table_get_first_key_uint32(windows, &key, &value, &node);
+    int ret;
 
+    if (!osc_newrma_node_proxy_waiting()) {
+        return;     /* every progress turn comes here: no walk of the windows then */
+    }
+    ret = opal_hash_table_get_first_key_uint32(windows, &key, &value, &node);
     while (OPAL_SUCCESS == ret && osc_newrma_node_proxy_waiting()) {
         if (osc_newrma_node_proxy_waits(value)) {
             lock_grant_waiters(value);
