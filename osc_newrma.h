@@ -617,6 +617,13 @@ void osc_newrma_target_remove(ompi_osc_newrma_module_t *module, osc_newrma_targe
 /* the node path's function tables (osc_newrma_ops.c, osc_newrma_usermem.c) */
 extern const ompi_osc_base_module_t ompi_osc_newrma_direct_table;
 extern const ompi_osc_base_module_t ompi_osc_newrma_usermem_table;
+/* osc_newrma_usermem.c: complete the put or get handed to a target and
+ * issue the single-copy batch (what every completing call does first) */
+int osc_newrma_usermem_complete_pending(ompi_osc_newrma_module_t *module);
+
+/* osc_newrma_notify.c: the entry point of libmpix_newrma (notified RMA):
+ * the info value that publishes it on every window */
+char *osc_newrma_notify_entry_value(void);
 
 END_C_DECLS
 

@@ -29,6 +29,7 @@
 #include "opal/util/info_subscriber.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_notify_entry.h"
 
 static ompi_osc_newrma_module_t *module_of(opal_infosubscriber_t *obj)
 {
@@ -208,6 +209,16 @@ static osc_newrma_info_str_t *set_accumulate_ordering(opal_infosubscriber_t *obj
     return ordering_names[module->acc_ordering];
 }
 
+/* osc_newrma_notify: where libmpix_newrma finds the component's entry
+ * point (osc_newrma_notify_entry.h); read-only, whatever the user sets. */
+static osc_newrma_info_str_t *set_notify_entry(opal_infosubscriber_t *obj, osc_newrma_info_str_t *key, osc_newrma_info_str_t *value)
+{
+    (void) obj;
+    (void) key;
+    (void) value;
+    return osc_newrma_notify_entry_value();
+}
+
 int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
 {
     static const struct {
@@ -222,6 +233,7 @@ int osc_newrma_info_subscribe(ompi_osc_newrma_module_t *module)
         { "same_disp_unit", "false", set_same_disp_unit },
         { "alloc_shared_noncontig", "false", set_alloc_shared_noncontig },
         { "mpi_accumulate_granularity", "", set_accumulate_granularity },
+        { OSC_NEWRMA_NOTIFY_INFO_KEY, "", set_notify_entry },
     };
     opal_infosubscriber_t *subscriber = &module->win->super;
 

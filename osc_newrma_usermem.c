@@ -81,7 +81,7 @@ static inline int usermem_batch_issue(ompi_osc_newrma_module_t *module)
 
 /* Complete every operation not complete yet: the put or get handed to a
  * target, then the batch. */
-static int usermem_complete_pending(ompi_osc_newrma_module_t *module)
+int osc_newrma_usermem_complete_pending(ompi_osc_newrma_module_t *module)
 {
     int ret = osc_newrma_mailbox_flush_pending(module);
     int ret2 = usermem_batch_issue(module);
@@ -260,14 +260,14 @@ static int usermem_rput(const void *oa, int oc, struct ompi_datatype_t *odt, int
                         struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = osc_newrma_rput(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : usermem_complete_pending(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : osc_newrma_usermem_complete_pending(osc_newrma_module(win));
 }
 
 static int usermem_rget(void *oa, int oc, struct ompi_datatype_t *odt, int target, ptrdiff_t td, int tc,
                         struct ompi_datatype_t *tdt, struct ompi_win_t *win, struct ompi_request_t **request)
 {
     int ret = osc_newrma_rget(oa, oc, odt, target, td, tc, tdt, win, request);
-    return OMPI_SUCCESS != ret ? ret : usermem_complete_pending(osc_newrma_module(win));
+    return OMPI_SUCCESS != ret ? ret : osc_newrma_usermem_complete_pending(osc_newrma_module(win));
 }
 
 /* This table's synchronizations that complete operations complete the
@@ -276,7 +276,7 @@ static int usermem_rget(void *oa, int oc, struct ompi_datatype_t *odt, int targe
 #define NEWRMA_USERMEM_COMPLETING(NAME, PARAMS, ARGS)                    \
 static int usermem_##NAME PARAMS                                         \
 {                                                                        \
-    int ret = usermem_complete_pending(osc_newrma_module(win));          \
+    int ret = osc_newrma_usermem_complete_pending(osc_newrma_module(win));          \
     return OMPI_SUCCESS != ret ? ret : ompi_osc_newrma_##NAME ARGS;      \
 }
 NEWRMA_USERMEM_COMPLETING(fence, (int assert, struct ompi_win_t *win), (assert, win))

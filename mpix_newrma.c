@@ -1,0 +1,438 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * libmpix_newrma: notified RMA (mpix_newrma.h, docs/notified-rma.md).
+ *
+ * The counters of a window live in a companion window the library
+ * allocates at attach over the same processes (MPI_Win_allocate: with
+ * newrma, memory in the node segment).  Two paths, chosen at attach by
+ * every process together (their increments must be atomic with each
+ * other):
+ *  - memory: the window is newrma's and reaches every process by memory
+ *    on this node (the component's entry point says so,
+ *    osc_newrma_notify_entry.h) and every counter is mapped here
+ *    (MPI_Win_shared_query on the companion).  An operation is issued,
+ *    completed at its target by the component (in any epoch), then the
+ *    target's counter is incremented with release order; get_value loads it
+ *    with acquire order.
+ *  - fallback: any other window.  The operation, MPI_Win_flush of the
+ *    target, then MPI_Accumulate(+1) on the companion (kept in a lock_all
+ *    epoch) and its flush; get_value is MPI_Fetch_and_op(NO_OP).  Needs a
+ *    passive-target epoch on the window (MPI_Win_flush is illegal in the
+ *    others): in an active-target epoch the call returns
+ *    MPI_ERR_RMA_SYNC and does nothing.
+ */
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpix_newrma.h"
+#include "osc_newrma_atomic.h"
+#include "osc_newrma_notify_entry.h"
+
+typedef struct {
+    MPI_Win counters;            /* the companion window, in a lock_all epoch */
+    int64_t *mine;               /* this process's counters (companion memory) */
+    int64_t **peer;              /* memory path: each rank's counters; NULL: fallback */
+    const osc_newrma_notify_entry_v1_t *entry;
+    int count;
+    int rank;
+} notify_state_t;
+
+typedef enum { NOTIFY_PUT, NOTIFY_GET, NOTIFY_ACC } notify_kind_t;
+
+/* One operation's arguments, as MPI_Put / MPI_Get / MPI_Accumulate take them */
+typedef struct {
+    notify_kind_t kind;
+    void *origin_addr;
+    int origin_count;
+    MPI_Datatype origin_datatype;
+    int target_rank;
+    MPI_Aint target_disp;
+    int target_count;
+    MPI_Datatype target_datatype;
+    MPI_Op op;
+} notify_op_t;
+
+/* A tag of its own for MPI_Comm_create_group at attach, so that it never
+ * matches the user's traffic on MPI_COMM_WORLD */
+#define NOTIFY_COMM_TAG 0x6e6f74
+
+static int notify_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t notify_keyval_once = PTHREAD_ONCE_INIT;
+
+static void state_free(notify_state_t *state)
+{
+    MPI_Win_unlock_all(state->counters);
+    MPI_Win_free(&state->counters);
+    free(state->peer);
+    free(state);
+}
+
+/* MPI_Win_free of a window still attached: drop its counters too */
+static int state_delete(MPI_Win win, int keyval, void *value, void *extra)
+{
+    (void) win;
+    (void) keyval;
+    (void) extra;
+    state_free(value);
+    return MPI_SUCCESS;
+}
+
+static void keyval_create(void)
+{
+    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, state_delete, &notify_keyval, NULL);
+}
+
+/* The window's state, or NULL when nothing is attached */
+static notify_state_t *state_of(MPI_Win win)
+{
+    notify_state_t *state = NULL;
+    int flag = 0;
+
+    pthread_once(&notify_keyval_once, keyval_create);
+    if (MPI_SUCCESS != MPI_Win_get_attr(win, notify_keyval, &state, &flag) || !flag) {
+        return NULL;
+    }
+    return state;
+}
+
+/* Errors go through the window's error handler, as MPI's own calls do */
+static int win_error(MPI_Win win, int code)
+{
+    if (MPI_SUCCESS != code) {
+        MPI_Win_call_errhandler(win, code);
+    }
+    return code;
+}
+
+static int info_value(MPI_Info info, const char *key, char *value, int size)
+{
+    int flag = 0;
+#if MPI_VERSION >= 4
+    int length = size;
+    MPI_Info_get_string(info, key, &length, value, &flag);
+#else
+    MPI_Info_get(info, key, size - 1, value, &flag);
+#endif
+    return flag;
+}
+
+/* newrma's entry point, published in the window's info; NULL for a window
+ * of another component (or of an entry version this library predates) */
+static const osc_newrma_notify_entry_v1_t *entry_of(MPI_Win win)
+{
+    const osc_newrma_notify_entry_v1_t *entry = NULL;
+    char value[MPI_MAX_INFO_VAL + 1] = "";
+    MPI_Info info;
+    void *address = NULL;
+    int version = 0;
+
+    if (MPI_SUCCESS != MPI_Win_get_info(win, &info)) {
+        return NULL;
+    }
+    if (info_value(info, OSC_NEWRMA_NOTIFY_INFO_KEY, value, (int) sizeof(value))
+        && 2 == sscanf(value, "%d:%p", &version, &address) && version >= OSC_NEWRMA_NOTIFY_ENTRY_VERSION) {
+        entry = address;
+    }
+    MPI_Info_free(&info);
+    return entry;
+}
+
+/* Map every process's counters, if this process can: the window is
+ * newrma's, reaches its peers by memory, and so does the companion. */
+static int map_peer_counters(notify_state_t *state, MPI_Win win, int size)
+{
+    MPI_Aint bytes;
+    int disp_unit;
+
+    state->entry = entry_of(win);
+    if (NULL == state->entry || !state->entry->reaches_by_memory(win)) {
+        return 0;
+    }
+    state->peer = calloc((size_t) size, sizeof(*state->peer));
+    if (NULL == state->peer) {
+        return 0;
+    }
+    for (int r = 0 ; r < size ; ++r) {
+        if (MPI_SUCCESS != MPI_Win_shared_query(state->counters, r, &bytes, &disp_unit, &state->peer[r])
+            || NULL == state->peer[r]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The path every process can take: memory only if all can */
+static int choose_path(notify_state_t *state, MPI_Win win, MPI_Comm comm, int size)
+{
+    int mine = map_peer_counters(state, win, size), all = 0;
+    int ret = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+
+    if (MPI_SUCCESS != ret || !all) {
+        free(state->peer);
+        state->peer = NULL;
+    }
+    return ret;
+}
+
+/* The companion window: `count` zeroed counters per process (at least one
+ * word, so that every process has memory to map), open for the fallback's
+ * accumulates for its whole life; zeroed before anyone can increment. */
+static int counters_create(notify_state_t *state, MPI_Comm comm)
+{
+    MPI_Aint words = state->count > 0 ? state->count : 1;
+    int ret = MPI_Win_allocate(words * (MPI_Aint) sizeof(int64_t), (int) sizeof(int64_t), MPI_INFO_NULL, comm,
+                               &state->mine, &state->counters);
+
+    if (MPI_SUCCESS != ret) {
+        return ret;
+    }
+    MPI_Win_set_errhandler(state->counters, MPI_ERRORS_RETURN);
+    for (MPI_Aint i = 0 ; i < words ; ++i) {
+        osc_newrma_store_relaxed(&state->mine[i], 0);
+    }
+    ret = MPI_Win_lock_all(MPI_MODE_NOCHECK, state->counters);
+    return MPI_SUCCESS == ret ? MPI_Barrier(comm) : ret;
+}
+
+/* The window's processes, in its rank order, as a communicator.  MPI gives
+ * a window's group but not its communicator: MPI_COMM_WORLD holds every
+ * process of a program that spawns none (docs/notified-rma.md). */
+static int window_comm(MPI_Win win, MPI_Comm *comm)
+{
+    MPI_Group group;
+    int ret = MPI_Win_get_group(win, &group);
+
+    if (MPI_SUCCESS != ret) {
+        return ret;
+    }
+    ret = MPI_Comm_create_group(MPI_COMM_WORLD, group, NOTIFY_COMM_TAG, comm);
+    MPI_Group_free(&group);
+    return ret;
+}
+
+static int attach(MPI_Win win, int notification_num, notify_state_t **out)
+{
+    notify_state_t *state = calloc(1, sizeof(*state));
+    MPI_Comm comm;
+    int ret, size;
+
+    if (NULL == state) {
+        return MPI_ERR_NO_MEM;
+    }
+    state->count = notification_num;
+    ret = window_comm(win, &comm);
+    if (MPI_SUCCESS != ret) {
+        free(state);
+        return ret;
+    }
+    MPI_Comm_rank(comm, &state->rank);
+    MPI_Comm_size(comm, &size);
+    ret = counters_create(state, comm);
+    ret = MPI_SUCCESS == ret ? choose_path(state, win, comm, size) : ret;
+    MPI_Comm_free(&comm);
+    if (MPI_SUCCESS != ret) {
+        free(state->peer);
+        free(state);
+        return ret;
+    }
+    *out = state;
+    return MPI_SUCCESS;
+}
+
+int MPIX_Win_notify_attach(MPI_Win win, int notification_num, MPI_Info info)
+{
+    notify_state_t *state = NULL;
+    int ret;
+
+    (void) info;
+    if (notification_num < 0 || NULL != state_of(win)) {
+        return win_error(win, MPI_ERR_ARG);
+    }
+    ret = attach(win, notification_num, &state);
+    ret = MPI_SUCCESS == ret ? MPI_Win_set_attr(win, notify_keyval, state) : ret;
+    return win_error(win, ret);
+}
+
+int MPIX_Win_notify_detach(MPI_Win win)
+{
+    if (NULL == state_of(win)) {
+        return win_error(win, MPI_ERR_ARG);
+    }
+    return win_error(win, MPI_Win_delete_attr(win, notify_keyval));
+}
+
+/* The attached state and a valid counter index, or an error class */
+static int state_checked(MPI_Win win, int notification_idx, notify_state_t **state)
+{
+    *state = state_of(win);
+    if (NULL == *state) {
+        return MPI_ERR_ARG;
+    }
+    return notification_idx < 0 || notification_idx >= (*state)->count ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+int MPIX_Win_notify_path(MPI_Win win, int *path)
+{
+    notify_state_t *state = state_of(win);
+
+    if (NULL == state) {
+        return win_error(win, MPI_ERR_ARG);
+    }
+    *path = NULL != state->peer ? MPIX_NOTIFY_PATH_MEMORY : MPIX_NOTIFY_PATH_FALLBACK;
+    return MPI_SUCCESS;
+}
+
+int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *value)
+{
+    notify_state_t *state;
+    int64_t now = 0;
+    int ret = state_checked(win, notification_idx, &state);
+
+    if (MPI_SUCCESS != ret) {
+        return win_error(win, ret);
+    }
+    if (NULL != state->peer) {
+        /* pairs with the origins' release increments: their data is visible */
+        *value = osc_newrma_load_acquire(&state->mine[notification_idx]);
+        return MPI_SUCCESS;
+    }
+    ret = MPI_Fetch_and_op(NULL, &now, MPI_INT64_T, state->rank, notification_idx, MPI_NO_OP, state->counters);
+    ret = MPI_SUCCESS == ret ? MPI_Win_flush(state->rank, state->counters) : ret;
+    osc_newrma_fence_acquire();
+    *value = now;
+    return win_error(win, ret);
+}
+
+int MPIX_Win_notify_set_value(MPI_Win win, int notification_idx, MPI_Count value)
+{
+    notify_state_t *state;
+    int64_t now = value;
+    int ret = state_checked(win, notification_idx, &state);
+
+    if (MPI_SUCCESS != ret) {
+        return win_error(win, ret);
+    }
+    if (NULL != state->peer) {
+        osc_newrma_store_release(&state->mine[notification_idx], now);
+        return MPI_SUCCESS;
+    }
+    ret = MPI_Accumulate(&now, 1, MPI_INT64_T, state->rank, notification_idx, 1, MPI_INT64_T, MPI_REPLACE,
+                         state->counters);
+    ret = MPI_SUCCESS == ret ? MPI_Win_flush(state->rank, state->counters) : ret;
+    return win_error(win, ret);
+}
+
+static int issue(const notify_op_t *op, MPI_Win win)
+{
+    switch (op->kind) {
+    case NOTIFY_PUT:
+        return MPI_Put(op->origin_addr, op->origin_count, op->origin_datatype, op->target_rank, op->target_disp,
+                       op->target_count, op->target_datatype, win);
+    case NOTIFY_GET:
+        return MPI_Get(op->origin_addr, op->origin_count, op->origin_datatype, op->target_rank, op->target_disp,
+                       op->target_count, op->target_datatype, win);
+    default:
+        return MPI_Accumulate(op->origin_addr, op->origin_count, op->origin_datatype, op->target_rank,
+                              op->target_disp, op->target_count, op->target_datatype, op->op, win);
+    }
+}
+
+/* Is the window in a passive-target epoch towards `target`?  Only there
+ * may the fallback flush; asked before issuing anything, so that a refused
+ * call leaves no operation behind (the window's handler is set aside for
+ * the question: the refusal is an answer, not an error). */
+static int fallback_epoch_check(MPI_Win win, int target)
+{
+    MPI_Errhandler handler;
+    int ret = MPI_Win_get_errhandler(win, &handler);
+
+    if (MPI_SUCCESS != ret) {
+        return ret;
+    }
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    ret = MPI_Win_flush(target, win);
+    MPI_Win_set_errhandler(win, handler);
+    MPI_Errhandler_free(&handler);
+    return MPI_SUCCESS == ret ? MPI_SUCCESS : MPI_ERR_RMA_SYNC;
+}
+
+/* The operation, complete at the target, then +1 on its counter */
+static int notified_by_memory(notify_state_t *state, const notify_op_t *op, MPI_Win win, int idx)
+{
+    int ret = issue(op, win);
+
+    ret = MPI_SUCCESS == ret ? state->entry->complete_at(win, op->target_rank) : ret;
+    if (MPI_SUCCESS == ret) {
+        osc_newrma_fetch_add_release(&state->peer[op->target_rank][idx], 1);
+    }
+    return ret;
+}
+
+static int notified_by_fallback(notify_state_t *state, const notify_op_t *op, MPI_Win win, int idx)
+{
+    static const int64_t one = 1;
+    int ret = fallback_epoch_check(win, op->target_rank);
+
+    ret = MPI_SUCCESS == ret ? issue(op, win) : ret;
+    ret = MPI_SUCCESS == ret ? MPI_Win_flush(op->target_rank, win) : ret;
+    ret = MPI_SUCCESS == ret ? MPI_Accumulate(&one, 1, MPI_INT64_T, op->target_rank, idx, 1, MPI_INT64_T, MPI_SUM,
+                                              state->counters)
+                             : ret;
+    /* the increment leaves now: nothing later may be needed to deliver it */
+    return MPI_SUCCESS == ret ? MPI_Win_flush(op->target_rank, state->counters) : ret;
+}
+
+static int notified(const notify_op_t *op, MPI_Win win, int idx)
+{
+    notify_state_t *state;
+    int ret = state_checked(win, idx, &state);
+
+    if (MPI_SUCCESS != ret) {
+        return win_error(win, ret);
+    }
+    if (MPI_PROC_NULL == op->target_rank) {
+        return issue(op, win);       /* no target: nothing to notify */
+    }
+    ret = NULL != state->peer ? notified_by_memory(state, op, win, idx) : notified_by_fallback(state, op, win, idx);
+    return win_error(win, ret);
+}
+
+int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Win win, int notification_idx)
+{
+    notify_op_t op = { NOTIFY_PUT, (void *) origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, MPI_OP_NULL };
+    return notified(&op, win, notification_idx);
+}
+
+int MPIX_Get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Win win, int notification_idx)
+{
+    notify_op_t op = { NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, MPI_OP_NULL };
+    return notified(&op, win, notification_idx);
+}
+
+int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, int target_count,
+                           MPI_Datatype target_datatype, MPI_Op op_, MPI_Win win, int notification_idx)
+{
+    notify_op_t op = { NOTIFY_ACC, (void *) origin_addr, origin_count, origin_datatype, target_rank,
+                       target_disp, target_count, target_datatype, op_ };
+    return notified(&op, win, notification_idx);
+}

@@ -1,0 +1,92 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * osc/newrma: the component's side of notified RMA (docs/notified-rma.md).
+ *
+ * libmpix_newrma does the operations and keeps the counters; what it
+ * cannot know from outside is whether a window reaches its targets'
+ * memory on this node and how to complete one target's operations in any
+ * epoch (MPI_Win_flush is legal only in passive-target epochs).  This file
+ * answers both through a versioned table (osc_newrma_notify_entry.h) whose
+ * address every newrma window publishes in its info.
+ */
+
+#include "ompi_config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "ompi/errhandler/errcode-internal.h"
+
+#include "osc_newrma.h"
+#include "osc_newrma_notify_entry.h"
+
+/* A window the library hands us could carry our info key without being
+ * ours (the user copied a newrma window's info into another creation):
+ * only windows whose module frees through newrma are. */
+static ompi_osc_newrma_module_t *newrma_module_of(MPI_Win win)
+{
+    struct ompi_win_t *w = (struct ompi_win_t *) win;
+
+    if (NULL == w || NULL == w->w_osc_module || ompi_osc_newrma_free != w->w_osc_module->osc_free) {
+        return NULL;
+    }
+    return osc_newrma_module(w);
+}
+
+static int notify_reaches_by_memory(MPI_Win win)
+{
+    ompi_osc_newrma_module_t *module = newrma_module_of(win);
+
+    return NULL != module && NEWRMA_PATH_AM != module->path;
+}
+
+/* Direct windows: a put or get is a memcpy, complete when it returns; the
+ * caller's release increment of the counter orders it.  Usermem windows:
+ * the handed-over operation and the batch are what may still be pending. */
+static int notify_complete_at(MPI_Win win, int target)
+{
+    ompi_osc_newrma_module_t *module = newrma_module_of(win);
+    int ret;
+
+    if (NULL == module || NEWRMA_PATH_AM == module->path) {
+        return MPI_ERR_WIN;
+    }
+    if (target < 0 || target >= module->size) {
+        return MPI_ERR_RANK;
+    }
+    ret = NEWRMA_PATH_USERMEM == module->path ? osc_newrma_usermem_complete_pending(module) : OMPI_SUCCESS;
+    return OMPI_SUCCESS == ret ? MPI_SUCCESS : ompi_errcode_get_mpi_code(ret);
+}
+
+static const osc_newrma_notify_entry_v1_t notify_entry = {
+    .version = OSC_NEWRMA_NOTIFY_ENTRY_VERSION,
+    .reaches_by_memory = notify_reaches_by_memory,
+    .complete_at = notify_complete_at,
+};
+
+static char notify_entry_text[48];
+
+static void notify_entry_text_fill(void)
+{
+    snprintf(notify_entry_text, sizeof(notify_entry_text), "%d:%p", OSC_NEWRMA_NOTIFY_ENTRY_VERSION,
+             (const void *) &notify_entry);
+}
+
+/* "<version>:<address>": fixed for the life of the process, so every
+ * window shares one buffer, filled once (threads may create windows on
+ * several communicators at the same time) */
+char *osc_newrma_notify_entry_value(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+    pthread_once(&once, notify_entry_text_fill);
+    return notify_entry_text;
+}
