@@ -315,6 +315,26 @@ static inline MPI_Aint test_disp(const test_win_t *tw, int target, MPI_Aint inde
     return index;
 }
 
+/* The notified-RMA path (mpix_newrma.h) a window must take: memory for a
+ * newrma window of the node paths (it publishes the key
+ * "osc_newrma_notify"), the fallback for the active-message path and for
+ * other components.  Returns the MPIX_NOTIFY_PATH_* value (1 or 0). */
+static inline int test_notify_expected_path(MPI_Win win, int flavor)
+{
+    char value[MPI_MAX_INFO_VAL + 1];
+    int newrma = 0;
+    MPI_Info info;
+    MPI_OK(MPI_Win_get_info(win, &info));
+#if MPI_VERSION >= 4
+    int length = (int) sizeof(value);
+    MPI_OK(MPI_Info_get_string(info, "osc_newrma_notify", &length, value, &newrma));
+#else
+    MPI_OK(MPI_Info_get(info, "osc_newrma_notify", MPI_MAX_INFO_VAL, value, &newrma));
+#endif
+    MPI_Info_free(&info);
+    return newrma && !test_am_path(flavor);
+}
+
 static inline void test_win_free(test_win_t *tw)
 {
     /* nobody may still be accessing our memory when it is detached (a

@@ -48,7 +48,8 @@
 # test): skipped in node modes with fewer;
 # "mca=NAME:VALUE[,...]" adds MCA parameters to its runs;
 # "links-component" compiles it against the component's own
-# headers and library; "newrma-test: only-newrma" marks a test of newrma-specific
+# headers and library; "links-mpix" against libmpix_newrma (notified RMA,
+# installed beside the component); "newrma-test: only-newrma" marks a test of newrma-specific
 # behaviour (error classes for work not done yet, windows other components
 # refuse), which is skipped, and counted as skipped, with another component.
 # A run passes when mpirun exits 0 and the output has "No Errors".
@@ -165,6 +166,7 @@ for file in "${names[@]}"; do
     deps=("$src" "$top/tests/common.h" $(sed -n 's/^#include "\(.*\.[ch]\)"/\1/p' "$src"))
     # a test of the component's own functions depends on its sources too
     grep -q 'newrma-test:.*links-component' "$src" && deps+=("$top"/osc_newrma*.[ch])
+    grep -q 'newrma-test:.*links-mpix' "$src" && deps+=("$top"/mpix_newrma.[ch] "$prefix/lib/libmpix_newrma.so")
     for dep in "${deps[@]}"; do
         case "$dep" in /*) ;; *) dep=$top/tests/$dep ;; esac
         [ "$bindir/$name" -nt "$dep" ] || stale=1
@@ -180,6 +182,9 @@ for file in "${names[@]}"; do
             for ((i = 0 ; i + 1 < ${#cppflags[@]} ; ++i)); do
                 [ "${cppflags[i]}" = -isystem ] && internals+=(-isystem "${cppflags[i + 1]}")
             done
+        fi
+        if grep -q 'newrma-test:.*links-mpix' "$src"; then
+            internals+=(-I"$prefix/include" -L"$prefix/lib" -Wl,-rpath,"$prefix/lib" -lmpix_newrma)
         fi
         if ! mpicc -Wall -Wextra -O2 -g -o "$bindir/$name" "$src" "${internals[@]}" -lpthread \
                 > "$log/$name.compile.log" 2>&1; then
