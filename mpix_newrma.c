@@ -43,6 +43,7 @@
 
 typedef struct {
     MPI_Win counters;            /* the companion window, in a lock_all epoch */
+    MPI_Comm comm;               /* the window's processes: the fallback's progress */
     int64_t *mine;               /* this process's counters (companion memory) */
     int64_t **peer;              /* memory path: each rank's counters; NULL: fallback */
     const osc_newrma_notify_entry_v1_t *entry;
@@ -76,6 +77,7 @@ static void state_free(notify_state_t *state)
 {
     MPI_Win_unlock_all(state->counters);
     MPI_Win_free(&state->counters);
+    MPI_Comm_free(&state->comm);
     free(state->peer);
     free(state);
 }
@@ -189,13 +191,22 @@ static int choose_path(notify_state_t *state, MPI_Win win, MPI_Comm comm, int si
 
 /* The companion window: `count` zeroed counters per process (at least one
  * word, so that every process has memory to map), open for the fallback's
- * accumulates for its whole life; zeroed before anyone can increment. */
-static int counters_create(notify_state_t *state, MPI_Comm comm)
+ * accumulates for its whole life; zeroed before anyone can increment.  Of
+ * the window's flavor where that is allocate_shared (a newrma shared
+ * window is load/store on any setting; an allocate window may not be). */
+static int counters_create(notify_state_t *state, MPI_Win win, MPI_Comm comm)
 {
     MPI_Aint words = state->count > 0 ? state->count : 1;
-    int ret = MPI_Win_allocate(words * (MPI_Aint) sizeof(int64_t), (int) sizeof(int64_t), MPI_INFO_NULL, comm,
-                               &state->mine, &state->counters);
+    MPI_Aint bytes = words * (MPI_Aint) sizeof(int64_t);
+    int *flavor = NULL, flag = 0, ret;
 
+    MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &flavor, &flag);
+    if (flag && MPI_WIN_FLAVOR_SHARED == *flavor) {
+        ret = MPI_Win_allocate_shared(bytes, (int) sizeof(int64_t), MPI_INFO_NULL, comm, &state->mine,
+                                      &state->counters);
+    } else {
+        ret = MPI_Win_allocate(bytes, (int) sizeof(int64_t), MPI_INFO_NULL, comm, &state->mine, &state->counters);
+    }
     if (MPI_SUCCESS != ret) {
         return ret;
     }
@@ -226,24 +237,23 @@ static int window_comm(MPI_Win win, MPI_Comm *comm)
 static int attach(MPI_Win win, int notification_num, notify_state_t **out)
 {
     notify_state_t *state = calloc(1, sizeof(*state));
-    MPI_Comm comm;
     int ret, size;
 
     if (NULL == state) {
         return MPI_ERR_NO_MEM;
     }
     state->count = notification_num;
-    ret = window_comm(win, &comm);
+    ret = window_comm(win, &state->comm);
     if (MPI_SUCCESS != ret) {
         free(state);
         return ret;
     }
-    MPI_Comm_rank(comm, &state->rank);
-    MPI_Comm_size(comm, &size);
-    ret = counters_create(state, comm);
-    ret = MPI_SUCCESS == ret ? choose_path(state, win, comm, size) : ret;
-    MPI_Comm_free(&comm);
+    MPI_Comm_rank(state->comm, &state->rank);
+    MPI_Comm_size(state->comm, &size);
+    ret = counters_create(state, win, state->comm);
+    ret = MPI_SUCCESS == ret ? choose_path(state, win, state->comm, size) : ret;
     if (MPI_SUCCESS != ret) {
+        MPI_Comm_free(&state->comm);
         free(state->peer);
         free(state);
         return ret;
@@ -299,6 +309,7 @@ int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *valu
 {
     notify_state_t *state;
     int64_t now = 0;
+    int progressed = 0;
     int ret = state_checked(win, notification_idx, &state);
 
     if (MPI_SUCCESS != ret) {
@@ -309,6 +320,11 @@ int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *valu
         *value = osc_newrma_load_acquire(&state->mine[notification_idx]);
         return MPI_SUCCESS;
     }
+    /* a target polling its counter must let MPI progress: the window's
+     * component may apply the origins' operations only from its progress
+     * (the companion's own calls may not drive it: a companion reached by
+     * load/store beside a window of messages) */
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, state->comm, &progressed, MPI_STATUS_IGNORE);
     ret = MPI_Fetch_and_op(NULL, &now, MPI_INT64_T, state->rank, notification_idx, MPI_NO_OP, state->counters);
     ret = MPI_SUCCESS == ret ? MPI_Win_flush(state->rank, state->counters) : ret;
     osc_newrma_fence_acquire();
