@@ -1,0 +1,122 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * Notified RMA (docs/notified-rma.md) in fence epochs, every window flavor.
+ * On the memory path (newrma, every process on this node): inside one
+ * fence epoch every rank puts ROUNDS blocks to its right neighbour with
+ * MPIX_Put_notify and gets ROUNDS blocks from its left one with
+ * MPIX_Get_notify; the target waits for its counters *before* the closing
+ * fence and checks every block counted is there: the notification is what
+ * synchronizes, not the fence.  After the fence both counters are exactly
+ * ROUNDS.  On the fallback (active-message path, other components), which
+ * needs a passive-target epoch, each call in a fence epoch is refused with
+ * MPI_ERR_RMA_SYNC and does nothing: after the closing fence the target's
+ * memory and counters are still 0.
+ * newrma-test: np>=1 links-mpix
+ */
+#include "common.h"
+#include "mpix_newrma.h"
+
+#define ROUNDS 30
+#define BLOCK 4
+
+static int64_t pattern(int origin, int round, int i)
+{
+    return (int64_t) origin * 100003 + round * 17 + i + 1;
+}
+
+static MPI_Count counter(MPI_Win win, int idx)
+{
+    MPI_Count value = -1;
+    MPI_OK(MPIX_Win_notify_get_value(win, idx, &value));
+    return value;
+}
+
+/* Words [0, ROUNDS * BLOCK): the puts from the left neighbour; above: my
+ * own blocks, which the right neighbour gets. */
+static void notified_in_epoch(test_win_t *tw, int rank, int size, const char *fl)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int64_t *mem = tw->mem, block[BLOCK], got[ROUNDS][BLOCK];
+
+    for (int k = 0; k < ROUNDS; ++k)
+        for (int i = 0; i < BLOCK; ++i) mem[(ROUNDS + k) * BLOCK + i] = pattern(rank, k, i) + 7;
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    for (int k = 0; k < ROUNDS; ++k) {
+        for (int i = 0; i < BLOCK; ++i) block[i] = pattern(rank, k, i);
+        MPI_OK(MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, k * BLOCK, 8), BLOCK,
+                               MPI_INT64_T, tw->win, 0));
+        MPI_OK(MPIX_Get_notify(got[k], BLOCK, MPI_INT64_T, left, test_disp(tw, left, (ROUNDS + k) * BLOCK, 8), BLOCK,
+                               MPI_INT64_T, tw->win, 1));
+    }
+    for (MPI_Count seen = 0; seen < ROUNDS && !test_errors;) {
+        seen = counter(tw->win, 0);
+        for (int k = 0; k < seen && k < ROUNDS; ++k)
+            for (int i = 0; i < BLOCK; ++i)
+                CHECK(__atomic_load_n(&mem[k * BLOCK + i], __ATOMIC_RELAXED) == pattern(left, k, i),
+                      "%s: round %d word %d before the fence, %lld notified", fl, k, i, (long long) seen);
+    }
+    while (counter(tw->win, 1) < ROUNDS && !test_errors) {
+    }
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    for (int k = 0; k < ROUNDS; ++k)
+        for (int i = 0; i < BLOCK; ++i)
+            CHECK(got[k][i] == pattern(left, k, i) + 7, "%s: got round %d word %d: %lld", fl, k, i,
+                  (long long) got[k][i]);
+    CHECK(counter(tw->win, 0) == ROUNDS && counter(tw->win, 1) == ROUNDS, "%s: counters %lld %lld", fl,
+          (long long) counter(tw->win, 0), (long long) counter(tw->win, 1));
+}
+
+static void refused_in_epoch(test_win_t *tw, int rank, int size, const char *fl)
+{
+    int right = (rank + 1) % size;
+    int64_t block[BLOCK] = { 1, 2, 3, 4 }, *mem = tw->mem;
+
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, 0, 8),
+                                                     BLOCK, MPI_INT64_T, tw->win, 0));
+    MPI_FAILS_WITH(MPI_ERR_RMA_SYNC, MPIX_Get_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, 0, 8),
+                                                     BLOCK, MPI_INT64_T, tw->win, 1));
+    MPI_OK(MPI_Win_fence(0, tw->win));
+    for (int i = 0; i < BLOCK; ++i) CHECK(mem[i] == 0, "%s: word %d is %lld after a refused put", fl, i, (long long) mem[i]);
+    CHECK(block[0] == 1, "%s: a refused get wrote %lld", fl, (long long) block[0]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(counter(tw->win, 0) == 0 && counter(tw->win, 1) == 0, "%s: counters %lld %lld after refusals", fl,
+          (long long) counter(tw->win, 0), (long long) counter(tw->win, 1));
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+
+    test_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
+        const char *fl = flavor_names[flavor];
+        test_win_t tw;
+        int path = -1;
+
+        test_win_create(&tw, flavor, 2 * ROUNDS * BLOCK * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
+        MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
+        MPI_OK(MPIX_Win_notify_attach(tw.win, 2, MPI_INFO_NULL));
+        MPI_OK(MPIX_Win_notify_path(tw.win, &path));
+        CHECK(path == test_notify_expected_path(tw.win, flavor), "%s: path %d", fl, path);
+        if (0 == rank) printf("%s: %s path\n", fl, MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
+        if (MPIX_NOTIFY_PATH_MEMORY == path) {
+            notified_in_epoch(&tw, rank, size, fl);
+        } else {
+            refused_in_epoch(&tw, rank, size, fl);
+        }
+        MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
+        test_win_free(&tw);      /* MPI_Win_free drops the counters */
+    }
+    return test_finalize("notify_fence");
+}
