@@ -315,11 +315,9 @@ static inline MPI_Aint test_disp(const test_win_t *tw, int target, MPI_Aint inde
     return index;
 }
 
-/* The notified-RMA path (mpix_newrma.h) a window must take: memory for a
- * newrma window of the node paths (it publishes the key
- * "osc_newrma_notify"), the fallback for the active-message path and for
- * other components.  Returns the MPIX_NOTIFY_PATH_* value (1 or 0). */
-static inline int test_notify_expected_path(MPI_Win win, int flavor)
+/* Whether newrma serves `win`: its windows publish the info key
+ * "osc_newrma_notify" (notified RMA's entry point, docs/notified-rma.md). */
+static inline int test_served_by_newrma(MPI_Win win)
 {
     char value[MPI_MAX_INFO_VAL + 1];
     int newrma = 0;
@@ -332,7 +330,15 @@ static inline int test_notify_expected_path(MPI_Win win, int flavor)
     MPI_OK(MPI_Info_get(info, "osc_newrma_notify", MPI_MAX_INFO_VAL, value, &newrma));
 #endif
     MPI_Info_free(&info);
-    return newrma && !test_am_path(flavor);
+    return newrma;
+}
+
+/* The notified-RMA path (mpix_newrma.h) a window must take: memory for a
+ * newrma window of the node paths, the fallback for the active-message
+ * path and for other components.  Returns the MPIX_NOTIFY_PATH_* value. */
+static inline int test_notify_expected_path(MPI_Win win, int flavor)
+{
+    return test_served_by_newrma(win) && !test_am_path(flavor);
 }
 
 static inline void test_win_free(test_win_t *tw)
