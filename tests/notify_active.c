@@ -8,16 +8,17 @@
  * $HEADER$
  */
 /*
- * Notified RMA (docs/notified-rma.md) in fence epochs, every window flavor.
+ * Notified RMA (docs/notified-rma.md) in active-target epochs, every window
+ * flavor: fence epochs, then PSCW epochs (each rank exposes to its left
+ * neighbour and accesses its right one) with the same checks.
  * On the memory path (newrma, every process on this node): inside one
- * fence epoch every rank puts ROUNDS blocks to its right neighbour with
- * MPIX_Put_notify and gets ROUNDS blocks from its left one with
- * MPIX_Get_notify; the target waits for its counters *before* the closing
- * fence and checks every block counted is there: the notification is what
- * synchronizes, not the fence.  After the fence both counters are exactly
+ * epoch every rank puts ROUNDS blocks to its right neighbour with
+ * MPIX_Put_notify and gets ROUNDS blocks from it with MPIX_Get_notify; the target waits for its counters *before* the closing
+ * fence (or MPI_Win_wait) and checks every block counted is there: the notification is what
+ * synchronizes, not the epoch.  After the epoch both counters are exactly
  * ROUNDS.  On the fallback (active-message path, other components), which
- * flushes the window: newrma refuses a notified call in a fence epoch with
- * MPI_ERR_RMA_SYNC, and it does nothing (after the closing fence the
+ * flushes the window: newrma refuses a notified call in an active epoch with
+ * MPI_ERR_RMA_SYNC, and it does nothing (after the closing call the
  * target's memory and counters are still 0); a component that accepts the
  * flush (osc/sm) must have done and notified the operation exactly once.
  * newrma-test: np>=1 links-mpix
@@ -40,22 +41,59 @@ static MPI_Count counter(MPI_Win win, int idx)
     return value;
 }
 
-/* Words [0, ROUNDS * BLOCK): the puts from the left neighbour; above: my
- * own blocks, which the right neighbour gets. */
-static void notified_in_epoch(test_win_t *tw, int rank, int size, const char *fl)
+/* An active-target epoch of one kind: fence, or PSCW between neighbours
+ * (I expose to my left neighbour, who puts to me and gets from me, and
+ * access my right one) */
+typedef enum { EPOCH_FENCE, EPOCH_PSCW } epoch_kind_t;
+
+static void epoch_open(epoch_kind_t kind, MPI_Win win, int rank, int size)
+{
+    MPI_Group world, left_g, right_g;
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+
+    if (EPOCH_FENCE == kind) {
+        MPI_OK(MPI_Win_fence(0, win));
+        return;
+    }
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 1, &left, &left_g);
+    MPI_Group_incl(world, 1, &right, &right_g);
+    MPI_OK(MPI_Win_post(left_g, 0, win));
+    MPI_OK(MPI_Win_start(right_g, 0, win));
+    MPI_Group_free(&left_g);
+    MPI_Group_free(&right_g);
+    MPI_Group_free(&world);
+}
+
+static void epoch_close(epoch_kind_t kind, MPI_Win win)
+{
+    if (EPOCH_FENCE == kind) {
+        MPI_OK(MPI_Win_fence(0, win));
+        return;
+    }
+    MPI_OK(MPI_Win_complete(win));
+    MPI_OK(MPI_Win_wait(win));
+}
+
+static void notified_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int size, const char *fl)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    /* words [0, ROUNDS * BLOCK): my left neighbour's puts; above: my own
+     * blocks, which it gets */
     int64_t *mem = tw->mem, block[BLOCK], got[ROUNDS][BLOCK];
 
     for (int k = 0; k < ROUNDS; ++k)
         for (int i = 0; i < BLOCK; ++i) mem[(ROUNDS + k) * BLOCK + i] = pattern(rank, k, i) + 7;
-    MPI_OK(MPI_Win_fence(0, tw->win));
+    MPI_OK(MPIX_Win_notify_set_value(tw->win, 0, 0));
+    MPI_OK(MPIX_Win_notify_set_value(tw->win, 1, 0));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+    epoch_open(kind, tw->win, rank, size);
     for (int k = 0; k < ROUNDS; ++k) {
         for (int i = 0; i < BLOCK; ++i) block[i] = pattern(rank, k, i);
         MPI_OK(MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, k * BLOCK, 8), BLOCK,
                                MPI_INT64_T, tw->win, 0));
-        MPI_OK(MPIX_Get_notify(got[k], BLOCK, MPI_INT64_T, left, test_disp(tw, left, (ROUNDS + k) * BLOCK, 8), BLOCK,
-                               MPI_INT64_T, tw->win, 1));
+        MPI_OK(MPIX_Get_notify(got[k], BLOCK, MPI_INT64_T, right, test_disp(tw, right, (ROUNDS + k) * BLOCK, 8),
+                               BLOCK, MPI_INT64_T, tw->win, 1));
     }
     for (MPI_Count seen = 0; seen < ROUNDS && !test_errors;) {
         seen = counter(tw->win, 0);
@@ -66,10 +104,10 @@ static void notified_in_epoch(test_win_t *tw, int rank, int size, const char *fl
     }
     while (counter(tw->win, 1) < ROUNDS && !test_errors) {
     }
-    MPI_OK(MPI_Win_fence(0, tw->win));
+    epoch_close(kind, tw->win);
     for (int k = 0; k < ROUNDS; ++k)
         for (int i = 0; i < BLOCK; ++i)
-            CHECK(got[k][i] == pattern(left, k, i) + 7, "%s: got round %d word %d: %lld", fl, k, i,
+            CHECK(got[k][i] == pattern(right, k, i) + 7, "%s: got round %d word %d: %lld", fl, k, i,
                   (long long) got[k][i]);
     CHECK(counter(tw->win, 0) == ROUNDS && counter(tw->win, 1) == ROUNDS, "%s: counters %lld %lld", fl,
           (long long) counter(tw->win, 0), (long long) counter(tw->win, 1));
@@ -79,27 +117,30 @@ static void notified_in_epoch(test_win_t *tw, int rank, int size, const char *fl
  * refuses that flush, so the call is refused with MPI_ERR_RMA_SYNC and does
  * nothing.  A component that accepts it (osc/sm) completes the operation
  * by it, and the call must then have notified. */
-static void fallback_in_epoch(test_win_t *tw, int rank, int size, const char *fl)
+static void fallback_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int size, const char *fl)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     int64_t block[BLOCK] = { 1, 2, 3, 4 }, got[BLOCK] = { 0 }, *mem = tw->mem;
     int done[2], left_done[2] = { -1, -1 };
 
-    for (int i = 0; i < BLOCK; ++i) mem[BLOCK + i] = 10 + i;
-    MPI_OK(MPI_Win_fence(0, tw->win));
+    for (int i = 0; i < BLOCK; ++i) {
+        mem[i] = 0;
+        mem[BLOCK + i] = 10 + i;
+    }
+    MPI_OK(MPIX_Win_notify_set_value(tw->win, 0, 0));
+    MPI_OK(MPIX_Win_notify_set_value(tw->win, 1, 0));
+    MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+    epoch_open(kind, tw->win, rank, size);
     done[0] = MPI_SUCCESS == MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, 0, 8), BLOCK,
                                              MPI_INT64_T, tw->win, 0);
-    done[1] = MPI_SUCCESS == MPIX_Get_notify(got, BLOCK, MPI_INT64_T, left, test_disp(tw, left, BLOCK, 8), BLOCK,
+    done[1] = MPI_SUCCESS == MPIX_Get_notify(got, BLOCK, MPI_INT64_T, right, test_disp(tw, right, BLOCK, 8), BLOCK,
                                              MPI_INT64_T, tw->win, 1);
     if (test_served_by_newrma(tw->win)) {
-        CHECK(!done[0] && !done[1], "%s: newrma's fallback accepted a notified call in a fence epoch", fl);
+        CHECK(!done[0] && !done[1], "%s: newrma's fallback accepted a notified call in an active epoch", fl);
     }
-    MPI_OK(MPI_Win_fence(0, tw->win));
-    /* my put counter is my left neighbour's put; my get counter, my right's get */
-    MPI_Sendrecv(&done[0], 1, MPI_INT, right, 0, &left_done[0], 1, MPI_INT, left, 0, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&done[1], 1, MPI_INT, left, 1, &left_done[1], 1, MPI_INT, right, 1, MPI_COMM_WORLD,
-                 MPI_STATUS_IGNORE);
+    epoch_close(kind, tw->win);
+    /* my counters count my left neighbour's put and get */
+    MPI_Sendrecv(done, 2, MPI_INT, right, 0, left_done, 2, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int i = 0; i < BLOCK; ++i) {
         CHECK(mem[i] == (left_done[0] ? i + 1 : 0), "%s: word %d is %lld (put %s)", fl, i, (long long) mem[i],
               left_done[0] ? "done" : "refused");
@@ -130,13 +171,15 @@ int main(int argc, char **argv)
         MPI_OK(MPIX_Win_notify_path(tw.win, &path));
         CHECK(path == test_notify_expected_path(tw.win, flavor), "%s: path %d", fl, path);
         if (0 == rank) printf("%s: %s path\n", fl, MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
-        if (MPIX_NOTIFY_PATH_MEMORY == path) {
-            notified_in_epoch(&tw, rank, size, fl);
-        } else {
-            fallback_in_epoch(&tw, rank, size, fl);
+        for (epoch_kind_t kind = EPOCH_FENCE; kind <= EPOCH_PSCW; ++kind) {
+            if (MPIX_NOTIFY_PATH_MEMORY == path) {
+                notified_in_epoch(&tw, kind, rank, size, fl);
+            } else {
+                fallback_in_epoch(&tw, kind, rank, size, fl);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
         }
-        MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, tw.win));
         test_win_free(&tw);      /* MPI_Win_free drops the counters */
     }
-    return test_finalize("notify_fence");
+    return test_finalize("notify_active");
 }
