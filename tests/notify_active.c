@@ -23,8 +23,7 @@
  * flush (osc/sm) must have done and notified the operation exactly once.
  * newrma-test: np>=1 links-mpix
  */
-#include "common.h"
-#include "mpix_newrma.h"
+#include "notify_common.h"
 
 #define ROUNDS 30
 #define BLOCK 4
@@ -32,13 +31,6 @@
 static int64_t pattern(int origin, int round, int i)
 {
     return (int64_t) origin * 100003 + round * 17 + i + 1;
-}
-
-static MPI_Count counter(MPI_Win win, int idx)
-{
-    MPI_Count value = -1;
-    MPI_OK(MPIX_Win_notify_get_value(win, idx, &value));
-    return value;
 }
 
 /* An active-target epoch of one kind: fence, or PSCW between neighbours
@@ -96,21 +88,21 @@ static void notified_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int s
                                BLOCK, MPI_INT64_T, tw->win, 1));
     }
     for (MPI_Count seen = 0; seen < ROUNDS && !test_errors;) {
-        seen = counter(tw->win, 0);
+        seen = notify_counter(tw->win, 0);
         for (int k = 0; k < seen && k < ROUNDS; ++k)
             for (int i = 0; i < BLOCK; ++i)
                 CHECK(__atomic_load_n(&mem[k * BLOCK + i], __ATOMIC_RELAXED) == pattern(left, k, i),
                       "%s: round %d word %d before the fence, %lld notified", fl, k, i, (long long) seen);
     }
-    while (counter(tw->win, 1) < ROUNDS && !test_errors) {
+    while (notify_counter(tw->win, 1) < ROUNDS && !test_errors) {
     }
     epoch_close(kind, tw->win);
     for (int k = 0; k < ROUNDS; ++k)
         for (int i = 0; i < BLOCK; ++i)
             CHECK(got[k][i] == pattern(right, k, i) + 7, "%s: got round %d word %d: %lld", fl, k, i,
                   (long long) got[k][i]);
-    CHECK(counter(tw->win, 0) == ROUNDS && counter(tw->win, 1) == ROUNDS, "%s: counters %lld %lld", fl,
-          (long long) counter(tw->win, 0), (long long) counter(tw->win, 1));
+    CHECK(notify_counter(tw->win, 0) == ROUNDS && notify_counter(tw->win, 1) == ROUNDS, "%s: counters %lld %lld", fl,
+          (long long) notify_counter(tw->win, 0), (long long) notify_counter(tw->win, 1));
 }
 
 /* The fallback flushes the window, which a fence epoch forbids: newrma
@@ -148,9 +140,9 @@ static void fallback_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int s
               done[1] ? "done" : "refused");
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(counter(tw->win, 0) == left_done[0] && counter(tw->win, 1) == left_done[1],
-          "%s: counters %lld %lld, expected %d %d", fl, (long long) counter(tw->win, 0),
-          (long long) counter(tw->win, 1), left_done[0], left_done[1]);
+    CHECK(notify_counter(tw->win, 0) == left_done[0] && notify_counter(tw->win, 1) == left_done[1],
+          "%s: counters %lld %lld, expected %d %d", fl, (long long) notify_counter(tw->win, 0),
+          (long long) notify_counter(tw->win, 1), left_done[0], left_done[1]);
 }
 
 int main(int argc, char **argv)
@@ -163,14 +155,8 @@ int main(int argc, char **argv)
     for (int flavor = 0; flavor < FLAVOR_COUNT; flavor = test_next_flavor(flavor)) {
         const char *fl = flavor_names[flavor];
         test_win_t tw;
-        int path = -1;
+        int path = notify_win_open(&tw, flavor, 2 * ROUNDS * BLOCK * sizeof(int64_t), 2);
 
-        test_win_create(&tw, flavor, 2 * ROUNDS * BLOCK * sizeof(int64_t), 8, MPI_INFO_NULL, MPI_COMM_WORLD);
-        MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
-        MPI_OK(MPIX_Win_notify_attach(tw.win, 2, MPI_INFO_NULL));
-        MPI_OK(MPIX_Win_notify_path(tw.win, &path));
-        CHECK(path == test_notify_expected_path(tw.win, flavor), "%s: path %d", fl, path);
-        if (0 == rank) printf("%s: %s path\n", fl, MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
         for (epoch_kind_t kind = EPOCH_FENCE; kind <= EPOCH_PSCW; ++kind) {
             if (MPIX_NOTIFY_PATH_MEMORY == path) {
                 notified_in_epoch(&tw, kind, rank, size, fl);

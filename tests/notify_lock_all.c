@@ -26,8 +26,7 @@
  * the node paths take the memory path.
  * newrma-test: np>=1 links-mpix
  */
-#include "common.h"
-#include "mpix_newrma.h"
+#include "notify_common.h"
 
 #define ROUNDS 40
 #define BLOCK 5                 /* int64 words per block */
@@ -35,13 +34,6 @@
 static int64_t pattern(int origin, int target, int round, int i)
 {
     return (int64_t) origin * 1000003 + (int64_t) target * 10007 + round * 101 + i + 1;
-}
-
-static MPI_Count counter(MPI_Win win, int idx)
-{
-    MPI_Count value = -1;
-    MPI_OK(MPIX_Win_notify_get_value(win, idx, &value));
-    return value;
 }
 
 /* the fallback's data is in the window's memory, which MPI makes
@@ -79,7 +71,7 @@ static void producer_consumer(test_win_t *tw, int path, int rank, int size, cons
     while (done < size) {
         done = 0;
         for (int o = 0; o < size; ++o) {
-            MPI_Count seen = counter(tw->win, o);
+            MPI_Count seen = notify_counter(tw->win, o);
             CHECK(seen >= 0 && seen <= ROUNDS, "%s: counter of origin %d is %lld", fl, o, (long long) seen);
             see_data(tw->win, path);
             check_blocks(tw->mem, o, rank, (int) (seen > ROUNDS ? ROUNDS : seen), fl);
@@ -89,8 +81,8 @@ static void producer_consumer(test_win_t *tw, int path, int rank, int size, cons
     }
     MPI_Barrier(MPI_COMM_WORLD);
     for (int o = 0; o < size; ++o)
-        CHECK(counter(tw->win, o) == ROUNDS, "%s: origin %d's counter ends at %lld, expected %d", fl, o,
-              (long long) counter(tw->win, o), ROUNDS);
+        CHECK(notify_counter(tw->win, o) == ROUNDS, "%s: origin %d's counter ends at %lld, expected %d", fl, o,
+              (long long) notify_counter(tw->win, o), ROUNDS);
 }
 
 static void many_to_one(test_win_t *tw, int path, int rank, int size, const char *fl)
@@ -104,14 +96,14 @@ static void many_to_one(test_win_t *tw, int path, int rank, int size, const char
         for (int t = 0; t < size; ++t)
             MPI_OK(MPIX_Accumulate_notify(&one, 1, MPI_INT64_T, t, test_disp(tw, t, word, 8), 1, MPI_INT64_T, MPI_SUM,
                                           tw->win, idx));
-    while (counter(tw->win, idx) < total && !test_errors) {
+    while (notify_counter(tw->win, idx) < total && !test_errors) {
     }
     see_data(tw->win, path);
     CHECK(__atomic_load_n(&((int64_t *) tw->mem)[word], __ATOMIC_RELAXED) == total,
           "%s: accumulated word %lld, expected %lld", fl, (long long) ((int64_t *) tw->mem)[word], (long long) total);
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(counter(tw->win, idx) == total, "%s: shared counter %lld, expected %lld", fl,
-          (long long) counter(tw->win, idx), (long long) total);
+    CHECK(notify_counter(tw->win, idx) == total, "%s: shared counter %lld, expected %lld", fl,
+          (long long) notify_counter(tw->win, idx), (long long) total);
 }
 
 static void notified_gets(test_win_t *tw, int rank, int size, const char *fl)
@@ -129,10 +121,10 @@ static void notified_gets(test_win_t *tw, int rank, int size, const char *fl)
                 CHECK(got[i] == pattern(rank, t, k, i), "%s: get from %d round %d word %d: %lld", fl, t, k, i,
                       (long long) got[i]);
         }
-    while (counter(tw->win, idx) < total && !test_errors) {
+    while (notify_counter(tw->win, idx) < total && !test_errors) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    CHECK(counter(tw->win, idx) == total, "%s: get counter %lld, expected %lld", fl, (long long) counter(tw->win, idx),
+    CHECK(notify_counter(tw->win, idx) == total, "%s: get counter %lld, expected %lld", fl, (long long) notify_counter(tw->win, idx),
           (long long) total);
 }
 
@@ -159,14 +151,8 @@ int main(int argc, char **argv)
         const char *fl = flavor_names[flavor];
         size_t bytes = ((size_t) size * ROUNDS * BLOCK + 1) * sizeof(int64_t);
         test_win_t tw;
-        int path = -1;
+        int path = notify_win_open(&tw, flavor, bytes, size + 3);
 
-        test_win_create(&tw, flavor, bytes, 8, MPI_INFO_NULL, MPI_COMM_WORLD);
-        MPI_Win_set_errhandler(tw.win, MPI_ERRORS_RETURN);
-        MPI_OK(MPIX_Win_notify_attach(tw.win, size + 3, MPI_INFO_NULL));
-        MPI_OK(MPIX_Win_notify_path(tw.win, &path));
-        if (0 == rank) printf("%s: %s path\n", fl, MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
-        CHECK(path == test_notify_expected_path(tw.win, flavor), "%s: path %d", fl, path);
         MPI_OK(MPI_Win_lock_all(0, tw.win));
         producer_consumer(&tw, path, rank, size, fl);
         many_to_one(&tw, path, rank, size, fl);
