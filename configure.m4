@@ -35,5 +35,12 @@ AC_DEFUN([MCA_ompi_osc_newrma_CONFIG],[
     AC_SUBST([osc_newrma_LIBS])
     AC_SUBST([osc_newrma_LIBADD])
 
+    # notified RMA's user library (libmpix_newrma, Makefile.am) is built
+    # out of tree only: Open MPI's build has no place for it
+    osc_newrma_mpix_lib=
+    osc_newrma_mpix_headers=
+    AC_SUBST([osc_newrma_mpix_lib])
+    AC_SUBST([osc_newrma_mpix_headers])
+
     $1
 ])dnl
