@@ -11,8 +11,9 @@
  * libmpix_newrma: notified RMA (mpix_newrma.h, docs/notified-rma.md).
  *
  * The counters of a window live in a companion window the library
- * allocates at attach over the same processes (MPI_Win_allocate: with
- * newrma, memory in the node segment).  Two paths, chosen at attach by
+ * allocates at attach over the same processes (MPI_Win_allocate, or
+ * MPI_Win_allocate_shared for a shared window: with newrma, memory in the
+ * node segment).  Two paths, chosen at attach by
  * every process together (their increments must be atomic with each
  * other):
  *  - memory: the window is newrma's and reaches every process by memory
@@ -26,16 +27,14 @@
  *    target, then MPI_Accumulate(+1) on the companion (kept in a lock_all
  *    epoch) and its flush; get_value is MPI_Fetch_and_op(NO_OP).  Needs a
  *    passive-target epoch on the window (MPI_Win_flush is illegal in the
- *    others): in an active-target epoch the call returns
- *    MPI_ERR_RMA_SYNC and does nothing.
+ *    others): where the component refuses the flush (newrma does), the
+ *    call returns MPI_ERR_RMA_SYNC and does nothing.
  */
 
-#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "mpix_newrma.h"
 #include "osc_newrma_atomic.h"
