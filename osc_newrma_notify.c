@@ -62,6 +62,8 @@ static int notify_complete_at(MPI_Win win, int target)
     if (target < 0 || target >= module->size) {
         return MPI_ERR_RANK;
     }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "notify: window %p \"%s\", rank %d completes its operations at %d",
+                   (void *) module->win, module->win->w_name, module->rank, target);
     ret = NEWRMA_PATH_USERMEM == module->path ? osc_newrma_usermem_complete_pending(module) : OMPI_SUCCESS;
     return OMPI_SUCCESS == ret ? MPI_SUCCESS : ompi_errcode_get_mpi_code(ret);
 }
