@@ -277,6 +277,9 @@ int osc_newrma_node_route_leaders_init(ompi_osc_newrma_module_t *module)
     if (OMPI_SUCCESS != ret || MPI_COMM_NULL == route->leaders) {
         route->leaders = NULL;
     }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "fence: node barrier of %d (%s), %s", route->local_size,
+                   route->barrier.flat ? "arrival words" : "dissemination",
+                   NULL != route->leaders ? "leader of this node" : "released by the node's leader");
     return ret;
 }
 
