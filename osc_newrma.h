@@ -122,6 +122,7 @@ struct ompi_osc_newrma_component_t {
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
     bool node_lock;              /* mixed windows: the node lock and its proxy (osc_newrma_node_route.h) */
+    bool node_fence;             /* mixed windows: the hierarchical fence (osc_newrma_node_route.h) */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
     unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
     bool progress_thread;        /* serve AM packets from a thread of our own */

@@ -142,7 +142,7 @@ int osc_newrma_am_fence(int assert, struct ompi_win_t *win)
     /* ... and, after the barrier, everyone's are done at us: the remote
      * origins' because each waited for our acks before its barrier, the
      * node peers' because theirs were stores before their arrival */
-    barrier = NULL != module->am_node ? osc_newrma_node_route_fence(module)
+    barrier = osc_newrma_node_route_fences(module->am_node) ? osc_newrma_node_route_fence(module)
                                       : module->comm->c_coll->coll_barrier(module->comm,
                                                                            module->comm->c_coll->coll_barrier_module);
     osc_newrma_epoch_apply(module, sync);

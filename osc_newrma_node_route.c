@@ -269,7 +269,11 @@ int osc_newrma_node_route_leaders_init(ompi_osc_newrma_module_t *module)
 
     /* a window all on this node has no other leader to meet: the same
      * answer on every process, so all of them skip the split */
-    if (NULL == route || route->local_size == module->size) {
+    if (NULL == route || !mca_osc_newrma_component.node_fence) {
+        return OMPI_SUCCESS;
+    }
+    route->fence = true;
+    if (route->local_size == module->size) {
         return OMPI_SUCCESS;
     }
     ret = ompi_comm_split(module->comm, route_leads(module, route) ? 0 : MPI_UNDEFINED, module->rank,

@@ -92,6 +92,7 @@ typedef struct osc_newrma_node_route_t {
      * a barrier of `leaders` (MPI_COMM_NULL on the other processes; NULL:
      * the window is on one node, or the route is alone -- then it is the
      * window's communicator) */
+    bool fence;                 /* the hierarchical fence is on (osc_newrma_node_fence) */
     uint64_t release_offset;
     osc_newrma_node_barrier_t barrier;
     struct ompi_communicator_t *leaders;
@@ -171,6 +172,12 @@ bool osc_newrma_node_route_quiet_call(struct ompi_osc_newrma_module_t *module, i
 /* Collective over the window, after the route is made: the node leaders'
  * communicator, where the window spans nodes. */
 int osc_newrma_node_route_leaders_init(struct ompi_osc_newrma_module_t *module);
+
+/* Whether MPI_Win_fence's barrier is osc_newrma_node_route_fence (below). */
+static inline bool osc_newrma_node_route_fences(const osc_newrma_node_route_t *route)
+{
+    return NULL != route && route->fence;
+}
 
 /* MPI_Win_fence's barrier on a window with a node route: the node barrier
  * in the route's segment, the node leaders' barrier, the leader's release
