@@ -12,7 +12,12 @@
  * window through its node segment: the fence's node barrier and the PSCW
  * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
- * Node barrier (fence).  A window of at most osc_newrma_fence_flat_ranks
+ * Node barrier (fence).  The same code serves two segments: a one-node
+ * window's (module->barrier, its words in the window's segment) and the
+ * node route's of a window spanning nodes, whose fence runs it as its node
+ * phase (osc_newrma_node_route_fence); an osc_newrma_node_barrier_t says
+ * where the words are and holds this process's state in it.
+ * A window (or node) of at most osc_newrma_fence_flat_ranks
  * processes keeps one arrival word per rank on the window's barrier line:
  * a process stores the episode it arrives at in its own word (a plain
  * store) and waits until every word has reached its episode -- one line
