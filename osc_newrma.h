@@ -122,6 +122,7 @@ struct ompi_osc_newrma_component_t {
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
     bool node_lock;              /* mixed windows: the node lock and its proxy (osc_newrma_node_route.h) */
+    bool node_fence;             /* mixed windows: the hierarchical fence (osc_newrma_node_route.h) */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
     unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
     bool progress_thread;        /* serve AM packets from a thread of our own */
@@ -411,11 +412,8 @@ struct ompi_osc_newrma_module_t {
     opal_list_t *slots;                  /* target elements, rank % num_slots; NULL before the first */
     osc_newrma_target_t *spare_target;   /* the last element removed, kept for the next (NULL: none) */
 
-    /* fence: episodes of the node barrier this process has arrived at; with
-     * arrival words, the first rank not yet seen at this episode; with
-     * dissemination flags, the round it waits in (rounds: done) */
-    int64_t barrier_episode;
-    int barrier_next;
+    /* fence: the node barrier in the window's segment (node path) */
+    osc_newrma_node_barrier_t barrier;
 
     /* passive target: which of this process's queue nodes are in use */
     uint64_t qnodes_busy;

@@ -12,7 +12,12 @@
  * window through its node segment: the fence's node barrier and the PSCW
  * post and completion notices (the epochs' states are osc_newrma_sync.c's).
  *
- * Node barrier (fence).  A window of at most osc_newrma_fence_flat_ranks
+ * Node barrier (fence).  The same code serves two segments: a one-node
+ * window's (module->barrier, its words in the window's segment) and the
+ * node route's of a window spanning nodes, whose fence runs it as its node
+ * phase (osc_newrma_node_route_fence); an osc_newrma_node_barrier_t says
+ * where the words are and holds this process's state in it.
+ * A window (or node) of at most osc_newrma_fence_flat_ranks
  * processes keeps one arrival word per rank on the window's barrier line:
  * a process stores the episode it arrives at in its own word (a plain
  * store) and waits until every word has reached its episode -- one line
@@ -91,112 +96,135 @@
 /* node barrier                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Small windows: one arrival word per rank, all on the window's barrier
- * line; larger ones: the dissemination flags.  The agreed threshold: the
- * two must never be mixed. */
-static bool barrier_has_arrival_words(const ompi_osc_newrma_module_t *module)
-{
-    return (unsigned int) module->size <= module->shape.fence_flat_ranks;
-}
-
 /* Dissemination round `round`: tell rank (rank + 2^round) mod n that we
  * reached `episode` through its flag of that round, which nobody else
  * writes.  MEM_SYNC before PROC_SYNC: release -- in round 0 it publishes
  * our own writes, in later rounds also what the acquire after the previous
  * round's flag made visible to us (the header's transitivity argument). */
-static void barrier_signal(const ompi_osc_newrma_module_t *module, unsigned int round, int64_t episode)
+static void barrier_signal(const osc_newrma_node_barrier_t *b, unsigned int round, int64_t episode)
 {
-    int partner = osc_newrma_barrier_partner(module->rank, round, module->size);
+    int partner = osc_newrma_barrier_partner(b->rank, round, b->size);
 
-    osc_newrma_store_release(osc_newrma_shm_barrier_flag(&module->shm, partner, round), episode);
+    osc_newrma_store_release(osc_newrma_node_barrier_flag(b, partner, round), episode);
 }
 
-/* The barrier's state (barrier_episode, barrier_next) changes under the
- * window's lock: several threads may wait at once (the grant of a fence
- * epoch to their first operations), and the progress engine advances the
- * dissemination rounds of a window whose process is elsewhere in MPI
- * (osc_newrma_active_target_progress).  barrier_next is also read without
- * the lock, by that progress callback's quick look, hence its atomics. */
-void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
+void osc_newrma_node_barrier_setup(osc_newrma_node_barrier_t *b, int rank, int size, unsigned int fence_flat_ranks)
 {
-    int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    b->rank = rank;
+    b->size = size;
+    /* small barriers: one arrival word per rank, all on one line; larger
+     * ones: the dissemination flags.  The agreed threshold: the two must
+     * never be mixed. */
+    b->flat = (unsigned int) size <= fence_flat_ranks;
+    b->rounds = osc_newrma_barrier_rounds(size, fence_flat_ranks);
+    b->episode = 0;
+    /* before the first arrival there is no round to pass on: the progress
+     * callback's quick look (below) then has nothing to try */
+    osc_newrma_store_relaxed(&b->next, (int) b->rounds);
+}
 
-    OPAL_THREAD_LOCK(&module->lock);
-    module->barrier_episode++;
-    osc_newrma_store_relaxed(&module->barrier_next, 0);
+/* `next` is also read without the caller's lock, by the progress
+ * callback's quick look, hence its atomics. */
+void osc_newrma_node_barrier_arrive(osc_newrma_node_barrier_t *b)
+{
+    b->episode++;
+    osc_newrma_store_relaxed(&b->next, 0);
     /* MEM_SYNC before PROC_SYNC: release */
-    if (barrier_has_arrival_words(module)) {
-        osc_newrma_store_release(&line[module->rank], module->barrier_episode);
-    } else if (module->shm.layout.barrier_rounds > 0) {
-        barrier_signal(module, 0, module->barrier_episode);
+    if (b->flat) {
+        osc_newrma_store_release(&b->arrivals[b->rank], b->episode);
+    } else if (b->rounds > 0) {
+        barrier_signal(b, 0, b->episode);
     }
-    OPAL_THREAD_UNLOCK(&module->lock);
 }
 
 /* Every rank's arrival word has reached this episode.  Ranks already seen
- * are not read again (barrier_next). */
-static bool barrier_words_done(ompi_osc_newrma_module_t *module, const int64_t *line)
+ * are not read again (next). */
+static bool barrier_words_done(osc_newrma_node_barrier_t *b)
 {
-    int next = osc_newrma_load_relaxed(&module->barrier_next);
+    int next = osc_newrma_load_relaxed(&b->next);
 
-    for (; next < module->size; ++next) {
-        if (osc_newrma_load_relaxed(&line[next]) < module->barrier_episode) {
+    for (; next < b->size; ++next) {
+        if (osc_newrma_load_relaxed(&b->arrivals[next]) < b->episode) {
             break;
         }
     }
-    osc_newrma_store_relaxed(&module->barrier_next, next);
-    return next == module->size;
+    osc_newrma_store_relaxed(&b->next, next);
+    return next == b->size;
 }
 
 /* Advance the dissemination rounds as far as the flags allow: round k is
  * done once our round-k flag reached the episode (>=: a partner that
  * already finished this episode may be a round into the next one; each
  * flag has one writer and only grows), and then we signal round k + 1.
- * barrier_next is the round we wait in. */
-static bool barrier_flags_done(ompi_osc_newrma_module_t *module)
+ * next is the round we wait in. */
+static bool barrier_flags_done(osc_newrma_node_barrier_t *b)
 {
-    const unsigned int rounds = module->shm.layout.barrier_rounds;
-    const int64_t episode = module->barrier_episode;
-    unsigned int round = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+    const int64_t episode = b->episode;
+    unsigned int round = (unsigned int) osc_newrma_load_relaxed(&b->next);
 
-    for (; round < rounds && 0 < episode; ++round) {
-        if (osc_newrma_load_relaxed(osc_newrma_shm_barrier_flag(&module->shm, module->rank, round)) < episode) {
+    for (; round < b->rounds && 0 < episode; ++round) {
+        if (osc_newrma_load_relaxed(osc_newrma_node_barrier_flag(b, b->rank, round)) < episode) {
             break;
         }
         /* MEM_SYNC after this round's PROC_SYNC, before the next round's
          * release: what the sender saw must be visible to whom we tell */
         osc_newrma_fence_acquire();
-        if (round + 1 < rounds) {
-            barrier_signal(module, round + 1, episode);
+        if (round + 1 < b->rounds) {
+            barrier_signal(b, round + 1, episode);
         }
     }
-    osc_newrma_store_relaxed(&module->barrier_next, (int) round);
-    return round == rounds || 0 == episode;      /* (episode 0: never arrived) */
+    osc_newrma_store_relaxed(&b->next, (int) round);
+    return round == b->rounds || 0 == episode;      /* (episode 0: never arrived) */
+}
+
+bool osc_newrma_node_barrier_test(osc_newrma_node_barrier_t *b)
+{
+    if (!(b->flat ? barrier_words_done(b) : barrier_flags_done(b))) {
+        return false;
+    }
+    osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the arrivals polled relaxed */
+    return true;
+}
+
+/* The window's barrier state changes under the window's lock: several
+ * threads may wait at once (the grant of a fence epoch to their first
+ * operations), and the progress engine advances the dissemination rounds
+ * of a window whose process is elsewhere in MPI
+ * (osc_newrma_active_target_progress). */
+void osc_newrma_barrier_arrive(ompi_osc_newrma_module_t *module)
+{
+    OPAL_THREAD_LOCK(&module->lock);
+    osc_newrma_node_barrier_arrive(&module->barrier);
+    OPAL_THREAD_UNLOCK(&module->lock);
 }
 
 /* One look: is the current episode complete here? */
 static bool barrier_done(ompi_osc_newrma_module_t *module)
 {
-    const int64_t *line = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
     bool done;
 
     OPAL_THREAD_LOCK(&module->lock);
-    done = barrier_has_arrival_words(module) ? barrier_words_done(module, line) : barrier_flags_done(module);
+    done = osc_newrma_node_barrier_test(&module->barrier);
     OPAL_THREAD_UNLOCK(&module->lock);
     return done;
 }
 
 void osc_newrma_barrier_init(ompi_osc_newrma_module_t *module)
 {
-    /* before the first arrival there is no round to pass on: the progress
-     * callback's quick look (below) then has nothing to try */
-    osc_newrma_store_relaxed(&module->barrier_next, (int) module->shm.layout.barrier_rounds);
+    osc_newrma_node_barrier_t *b = &module->barrier;
+
+    osc_newrma_node_barrier_setup(b, module->rank, module->size, module->shape.fence_flat_ranks);
+    b->arrivals = osc_newrma_shm_global(&module->shm, NEWRMA_GLOBAL_BARRIER_ARRIVALS);
+    b->flags = b->rounds > 0 ? osc_newrma_shm_rank_block(&module->shm, 0) + module->shm.layout.barrier_in_rank
+                             : NULL;
+    b->flags_stride = module->shm.layout.rank_stride;
+    b->line = module->shm.layout.cacheline;
 }
 
 /* Rounds of the current episode still to go: the progress callback's cue. */
-static inline bool barrier_rounds_pending(const ompi_osc_newrma_module_t *module)
+static inline bool barrier_rounds_pending(const osc_newrma_node_barrier_t *b)
 {
-    return (unsigned int) osc_newrma_load_relaxed(&module->barrier_next) < module->shm.layout.barrier_rounds;
+    return (unsigned int) osc_newrma_load_relaxed(&b->next) < b->rounds;
 }
 
 void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
@@ -206,7 +234,6 @@ void osc_newrma_barrier_wait(ompi_osc_newrma_module_t *module)
     while (!barrier_done(module)) {
         osc_newrma_mailbox_backoff(module, &spins);
     }
-    osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: the arrivals polled relaxed */
 }
 
 /* Episodes follow each other, so an episode nobody waited for (a NOPRECEDE
@@ -346,7 +373,7 @@ bool osc_newrma_active_target_needs_progress(const ompi_osc_newrma_module_t *mod
 
 int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
 {
-    bool drain = ring_can_fill(module), relay = barrier_rounds_pending(module);
+    bool drain = ring_can_fill(module), relay = barrier_rounds_pending(&module->barrier);
     int count = 0;
 
     if ((drain || relay) && 0 == opal_mutex_trylock(&module->lock)) {
@@ -355,9 +382,9 @@ int osc_newrma_active_target_progress(ompi_osc_newrma_module_t *module)
             count = 1;
         }
         if (relay) {
-            unsigned int before = (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
-            (void) barrier_flags_done(module);
-            count += before != (unsigned int) osc_newrma_load_relaxed(&module->barrier_next);
+            unsigned int before = (unsigned int) osc_newrma_load_relaxed(&module->barrier.next);
+            (void) barrier_flags_done(&module->barrier);
+            count += before != (unsigned int) osc_newrma_load_relaxed(&module->barrier.next);
         }
         opal_mutex_unlock(&module->lock);
     }

@@ -19,7 +19,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "osc_newrma_shm.h"
+
 struct ompi_osc_newrma_module_t;
+
+/* A node barrier in any segment (osc_newrma_node_barrier_t; the caller
+ * keeps one thread at a time in these): setup before the words are
+ * placed (arrivals, flags, flags_stride, line); arrive at the next
+ * episode; test whether every rank of the node arrived at it (and
+ * advance the dissemination rounds as far as they go), with the acquire
+ * that makes their writes before arriving visible when it says yes. */
+void osc_newrma_node_barrier_setup(osc_newrma_node_barrier_t *b, int rank, int size, unsigned int fence_flat_ranks);
+void osc_newrma_node_barrier_arrive(osc_newrma_node_barrier_t *b);
+bool osc_newrma_node_barrier_test(osc_newrma_node_barrier_t *b);
 
 /* split-phase node barrier of the window (init: once the segment is
  * mapped, before the window is served from progress) */

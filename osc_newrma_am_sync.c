@@ -18,6 +18,8 @@
  * synchronization riding on its last operation.
  *
  *   fence        FLUSH to every target touched, wait for the acks, barrier
+ *                (with a node route, the hierarchical one: node barrier in
+ *                the route's segment, node leaders' barrier, the release)
  *   post         one POST packet per origin of the group (none with NOCHECK)
  *   start        nothing: operations to a target wait for its post
  *   complete     RMA_DONE to every target of the group, counted by the target
@@ -137,8 +139,12 @@ int osc_newrma_am_fence(int assert, struct ompi_win_t *win)
     /* our operations are done at their targets ... */
     ret = complete_all(module, close_by_flush, true);
     osc_newrma_am_leave();
-    /* ... and, after the barrier, everyone's are done at us */
-    barrier = module->comm->c_coll->coll_barrier(module->comm, module->comm->c_coll->coll_barrier_module);
+    /* ... and, after the barrier, everyone's are done at us: the remote
+     * origins' because each waited for our acks before its barrier, the
+     * node peers' because theirs were stores before their arrival */
+    barrier = osc_newrma_node_route_fences(module->am_node) ? osc_newrma_node_route_fence(module)
+                                      : module->comm->c_coll->coll_barrier(module->comm,
+                                                                           module->comm->c_coll->coll_barrier_module);
     osc_newrma_epoch_apply(module, sync);
     epoch_opens(module);
     return OMPI_SUCCESS != ret ? ret : barrier;

@@ -1118,6 +1118,9 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     /* a node's segments fail alike on the node, but not on the other
      * nodes: every process of the window fails if one does */
     ret = window_agree_success(module, ret);
+    if (OMPI_SUCCESS == ret) {
+        ret = osc_newrma_node_route_leaders_init(module);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

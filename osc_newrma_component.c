@@ -376,6 +376,13 @@ static int component_register(void)
         "it on (docs/mixed-windows.md, \"Why it is still off by default\")",
         OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->node_lock);
 
+    register_bool("node_fence",
+        "In MPI_Win_allocate windows spanning nodes, MPI_Win_fence's barrier is hierarchical: a barrier "
+        "in each node's segment, an MPI_Barrier of the nodes' leaders, a release line per node "
+        "(docs/mixed-windows.md, \"Fence\"); off: an MPI_Barrier over the whole window. The same "
+        "value on every process",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->node_fence);
+
     register_bool("native_rma",
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
         "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "

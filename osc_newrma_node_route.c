@@ -21,6 +21,8 @@
 #include "ompi/datatype/ompi_datatype.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_active_target.h"
+#include "osc_newrma_am.h"
 #include "osc_newrma_epoch.h"
 #include "osc_newrma_node_lock.h"
 #include "osc_newrma_node_route.h"
@@ -33,6 +35,9 @@ static size_t align_up(size_t value, size_t alignment)
 
 static void route_free(osc_newrma_node_route_t *route)
 {
+    if (NULL != route->leaders) {
+        (void) ompi_comm_free(&route->leaders);
+    }
     if (route->alone) {
         free(route->base);
         free(route->stripe_mem);
@@ -55,12 +60,44 @@ static int node_agree_ok(struct ompi_communicator_t *node_comm, int ok)
     return OMPI_SUCCESS != ret ? ret : all_ok ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+/* The fence's part of the segment at `offset`: the leader's release
+ * line, then the node barrier's words -- one line of arrival words for a
+ * node of at most the largest fence_flat_ranks of its processes, else
+ * ceil(log2 p) flag lines per process; returns the offset after it. */
+static uint64_t fence_layout(osc_newrma_node_route_t *route, int rank, uint64_t offset)
+{
+    size_t line = mca_osc_newrma_component.cacheline;
+    unsigned int flat = 0;
+    osc_newrma_node_barrier_t *b = &route->barrier;
+    int me = (int) (osc_newrma_node_route_peer(route, rank) - route->peers);
+
+    for (int i = 0 ; i < route->local_size ; ++i) {
+        flat = route->peers[i].fence_flat_ranks > flat ? route->peers[i].fence_flat_ranks : flat;
+    }
+    /* the arrival words share one line */
+    flat = flat > line / sizeof(int64_t) ? (unsigned int) (line / sizeof(int64_t)) : flat;
+    osc_newrma_node_barrier_setup(b, me, route->local_size, flat);
+    route->release_offset = offset;
+    b->flags_stride = (size_t) b->rounds * line;
+    b->line = line;
+    return offset + line + (b->flat ? line : (uint64_t) route->local_size * b->flags_stride);
+}
+
+/* Where the fence's words are in this process's mapping. */
+static void fence_place(osc_newrma_node_route_t *route)
+{
+    char *words = route->base + route->release_offset + mca_osc_newrma_component.cacheline;
+
+    route->barrier.arrivals = route->barrier.flat ? (int64_t *) words : NULL;
+    route->barrier.flags = route->barrier.flat ? NULL : words;
+}
+
 /* Every block at a multiple of the node's largest alignment (a cache line
  * at least), in node-rank (= window-rank) order, then the stripes (one line
  * each, `stripes` per process, the node's largest count), then, if every
- * process of the node wants the node lock, one lock line per process;
- * returns the exact total. */
-static uint64_t route_layout(osc_newrma_node_route_t *route)
+ * process of the node wants the node lock, one lock line per process, then
+ * the fence's lines (fence_layout); returns the exact total. */
+static uint64_t route_layout(osc_newrma_node_route_t *route, int rank)
 {
     size_t line = mca_osc_newrma_component.cacheline;
     uint64_t total = 0;
@@ -82,7 +119,8 @@ static uint64_t route_layout(osc_newrma_node_route_t *route)
     route->stripes_offset = align_up(total, line);
     total = route->stripes_offset + (uint64_t) route->local_size * route->stripes * line;
     route->locks_offset = total;
-    return total + (route->node_lock ? (uint64_t) route->local_size * line : 0);
+    total += route->node_lock ? (uint64_t) route->local_size * line : 0;
+    return fence_layout(route, rank, total);
 }
 
 /* Alone on this node: the route reaches ourselves only, in our own memory
@@ -125,7 +163,8 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
     osc_newrma_node_peer_t mine = { .rank = module->rank, .disp_unit = disp_unit, .size = size,
                                     .stripes = mca_osc_newrma_component.acc_stripes,
                                     .alignment = module->memory_alignment,
-                                    .node_lock = mca_osc_newrma_component.node_lock };
+                                    .node_lock = mca_osc_newrma_component.node_lock,
+                                    .fence_flat_ranks = mca_osc_newrma_component.fence_flat_ranks };
     uint64_t total;
     int ret;
 
@@ -152,13 +191,14 @@ int osc_newrma_node_route_init(ompi_osc_newrma_module_t *module, size_t size, in
         route_free(route);
         return ret;
     }
-    total = route_layout(route);       /* never 0: the stripes */
+    total = route_layout(route, module->rank);       /* never 0: the stripes */
     ret = osc_newrma_shm_map(node_comm, total, route->alignment, &route->mapping, &route->base, NULL, NULL, NULL);
     if (OMPI_SUCCESS != ret) {
         route->base = NULL;
         route_free(route);
         return ret;
     }
+    fence_place(route);
     module->am_node = route;
     *base = 0 == size ? NULL : route->base + osc_newrma_node_route_peer(route, module->rank)->offset;
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "node route to %d processes on this node: segment %lu bytes, %s",
@@ -214,6 +254,91 @@ bool osc_newrma_node_route_quiet_call(ompi_osc_newrma_module_t *module, int targ
 
     return NULL != route && route->node_lock && target != module->rank
            && NULL != osc_newrma_node_route_peer(route, target) && pace_skips_poll(route);
+}
+
+/* The node's leader: its lowest window rank (ranks ascending). */
+static bool route_leads(const ompi_osc_newrma_module_t *module, const osc_newrma_node_route_t *route)
+{
+    return route->ranks[0] == module->rank;
+}
+
+int osc_newrma_node_route_leaders_init(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+    int ret;
+
+    /* a window all on this node has no other leader to meet: the same
+     * answer on every process, so all of them skip the split */
+    if (NULL == route || !mca_osc_newrma_component.node_fence) {
+        return OMPI_SUCCESS;
+    }
+    route->fence = true;
+    if (route->local_size == module->size) {
+        return OMPI_SUCCESS;
+    }
+    ret = ompi_comm_split(module->comm, route_leads(module, route) ? 0 : MPI_UNDEFINED, module->rank,
+                          &route->leaders, false);
+    if (OMPI_SUCCESS != ret || MPI_COMM_NULL == route->leaders) {
+        route->leaders = NULL;
+    }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "fence: node barrier of %d (%s), %s", route->local_size,
+                   route->barrier.flat ? "arrival words" : "dissemination",
+                   NULL != route->leaders ? "leader of this node" : "released by the node's leader");
+    return ret;
+}
+
+/* Wait, serving the transports, until `done` says yes. */
+static void fence_wait(bool (*done)(osc_newrma_node_route_t *route), osc_newrma_node_route_t *route)
+{
+    osc_newrma_am_enter();
+    while (!done(route)) {
+        osc_newrma_am_progress_once();
+    }
+    osc_newrma_am_leave();
+}
+
+static bool node_arrived(osc_newrma_node_route_t *route)
+{
+    return osc_newrma_node_barrier_test(&route->barrier);
+}
+
+/* The leader stored this episode (or a later one: it cannot be further,
+ * since it waits for us in the next episode's node barrier). */
+static bool node_released(osc_newrma_node_route_t *route)
+{
+    const int64_t *release = (const int64_t *) (route->base + route->release_offset);
+
+    if (osc_newrma_load_relaxed(release) < route->barrier.episode) {
+        return false;
+    }
+    osc_newrma_fence_acquire();            /* MEM_SYNC after PROC_SYNC: what the leader saw */
+    return true;
+}
+
+int osc_newrma_node_route_fence(ompi_osc_newrma_module_t *module)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+    struct ompi_communicator_t *leaders = route->leaders;
+    int ret = OMPI_SUCCESS;
+
+    if (route->local_size > 1) {
+        osc_newrma_node_barrier_arrive(&route->barrier);
+        fence_wait(node_arrived, route);
+    }
+    if (!route_leads(module, route)) {
+        fence_wait(node_released, route);
+        return OMPI_SUCCESS;
+    }
+    if (NULL != leaders) {
+        ret = leaders->c_coll->coll_barrier(leaders, leaders->c_coll->coll_barrier_module);
+    }
+    if (route->local_size > 1) {
+        /* MEM_SYNC before PROC_SYNC: release -- the node's writes (acquired
+         * by the node barrier) and, through the leaders' barrier, every
+         * other node's arrival */
+        osc_newrma_store_release((int64_t *) (route->base + route->release_offset), route->barrier.episode);
+    }
+    return ret;
 }
 
 void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)

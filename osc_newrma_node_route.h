@@ -50,6 +50,7 @@ typedef struct {
     uint64_t alignment;         /* of its window memory (mpi_minimum_memory_alignment; the node
                                  * takes the largest) */
     uint32_t node_lock;         /* its osc_newrma_node_lock (the node lock if every process says so) */
+    uint32_t fence_flat_ranks;  /* its osc_newrma_fence_flat_ranks (the node takes the largest) */
 } osc_newrma_node_peer_t;
 
 typedef struct osc_newrma_node_route_t {
@@ -84,6 +85,17 @@ typedef struct osc_newrma_node_route_t {
     uint8_t *open;
     unsigned int quiet_calls;       /* calls to node peers that may skip their
                                      * poll, for its pace (threads may lose a count) */
+    /* the fence (osc_newrma_node_route_fence): after the lock lines, the
+     * leader's release line, then the node barrier's words (one line of
+     * arrival words, or each process's dissemination flags); the leader is
+     * the node's lowest window rank and meets the other nodes' leaders in
+     * a barrier of `leaders` (MPI_COMM_NULL on the other processes; NULL:
+     * the window is on one node, or the route is alone -- then it is the
+     * window's communicator) */
+    bool fence;                 /* the hierarchical fence is on (osc_newrma_node_fence) */
+    uint64_t release_offset;
+    osc_newrma_node_barrier_t barrier;
+    struct ompi_communicator_t *leaders;
 } osc_newrma_node_route_t;
 
 /* For an allocate window of the active-message path (it spans nodes),
@@ -156,6 +168,23 @@ bool osc_newrma_node_route_flush(struct ompi_osc_newrma_module_t *module, int ta
  * nothing and waits for nothing), but for one call in
  * NEWRMA_NODE_CALLS_PER_POLL (as a flush). */
 bool osc_newrma_node_route_quiet_call(struct ompi_osc_newrma_module_t *module, int target);
+
+/* Collective over the window, after the route is made: the node leaders'
+ * communicator, where the window spans nodes. */
+int osc_newrma_node_route_leaders_init(struct ompi_osc_newrma_module_t *module);
+
+/* Whether MPI_Win_fence's barrier is osc_newrma_node_route_fence (below). */
+static inline bool osc_newrma_node_route_fences(const osc_newrma_node_route_t *route)
+{
+    return NULL != route && route->fence;
+}
+
+/* MPI_Win_fence's barrier on a window with a node route: the node barrier
+ * in the route's segment, the node leaders' barrier, the leader's release
+ * (docs/mixed-windows.md, "Fence").  Serves the transports while it waits:
+ * remote origins' flushes to this process must be answered for their
+ * fences to reach the barrier.  Called without the AM lock. */
+int osc_newrma_node_route_fence(struct ompi_osc_newrma_module_t *module);
 
 /* The stripe words of node peer `peer`. */
 static inline osc_newrma_stripes_t osc_newrma_node_route_stripes(const osc_newrma_node_route_t *route,

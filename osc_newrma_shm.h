@@ -393,6 +393,31 @@ static inline int osc_newrma_barrier_partner(int rank, unsigned int round, int n
     return (int) (((unsigned int) rank + (1u << round)) % (unsigned int) nranks);
 }
 
+/* A node barrier (osc_newrma_active_target.c runs it): its words in a
+ * segment, and this process's place and state in it.  Two segments have
+ * one: a one-node window's (module->barrier) and the node route's of a
+ * window spanning nodes (osc_newrma_node_route.h), whose fence runs it as
+ * its node phase. */
+typedef struct {
+    int64_t *arrivals;      /* flat: one arrival word per rank, on one line */
+    char *flags;            /* dissemination: rank 0's round-0 flag */
+    size_t flags_stride;    /* from one rank's flags to the next rank's */
+    size_t line;            /* from one round's flag to the next round's */
+    int rank;
+    int size;
+    bool flat;              /* the arrival words (size <= the agreed fence_flat_ranks) */
+    unsigned int rounds;    /* dissemination rounds (osc_newrma_barrier_rounds) */
+    int64_t episode;        /* episodes this process has arrived at */
+    int next;               /* arrival words: the first rank not yet seen at this
+                             * episode; flags: the round waited in (rounds: done) */
+} osc_newrma_node_barrier_t;
+
+/* `rank`'s flag of round `round` in barrier `b` (written by rank - 2^round only). */
+static inline int64_t *osc_newrma_node_barrier_flag(const osc_newrma_node_barrier_t *b, int rank, unsigned int round)
+{
+    return (int64_t *) (b->flags + (size_t) rank * b->flags_stride + (size_t) round * b->line);
+}
+
 /* `rank`'s fence flag of dissemination round `round`: written by rank
  * (rank - 2^round) mod n only, read by `rank` only, on a line of its own. */
 static inline int64_t *osc_newrma_shm_barrier_flag(const osc_newrma_shm_t *shm, int rank, unsigned int round)

@@ -15,10 +15,15 @@
  *   put_flush, get_flush, acc_flush, fop_flush, cas_flush  in one lock_all epoch
  *   lock_put_unlock                                        exclusive lock
  *   pingpong                                               MPI_Send + MPI_Recv, 8 B
- * Output: one line per row and target that exists, "ROW local|remote MICROSECONDS"
- * (the median of BATCHES batches of ITERS operations).  The other ranks
- * wait in MPI_Recv (inside MPI, so active-message targets progress) and
- * answer the ping-pongs.
+ * and rows of the whole window, "ROW all MICROSECONDS":
+ *   fence                   MPI_Win_fence on every rank, nothing between
+ *   barrier                 MPI_Barrier over the window's ranks (the reference)
+ *   lockall_unlockall       rank 0: MPI_Win_lock_all + MPI_Win_unlock_all
+ *   lockall_put_unlockall   rank 0: the same with an 8-byte put to every other rank
+ * Output: one line per row and target that exists, "ROW local|remote|all
+ * MICROSECONDS" (the median of BATCHES batches of ITERS operations).  In the
+ * rows of rank 0 alone the other ranks wait in MPI_Recv (inside MPI, so
+ * active-message targets progress) and answer the ping-pongs.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -31,9 +36,10 @@
 #define TAG_PING 1
 #define TAG_NEXT 2
 
-enum row { PUT, GET, ACC, FOP, CAS, LOCK_PUT, PINGPONG, NROWS };
+enum row { PUT, GET, ACC, FOP, CAS, LOCK_PUT, PINGPONG, FENCE, BARRIER, LOCKALL, LOCKALL_PUT, NROWS };
 static const char *row_names[NROWS] = { "put_flush", "get_flush", "acc_flush", "fop_flush", "cas_flush",
-                                        "lock_put_unlock", "pingpong" };
+                                        "lock_put_unlock", "pingpong", "fence", "barrier",
+                                        "lockall_unlockall", "lockall_put_unlockall" };
 
 static int rank, size;
 static MPI_Win win;
@@ -61,6 +67,16 @@ static void one_op(enum row r, int t)
     case PINGPONG:
         MPI_Send(&v, 1, MPI_INT64_T, t, TAG_PING, MPI_COMM_WORLD);
         MPI_Recv(&got, 1, MPI_INT64_T, t, TAG_PING, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        break;
+    case FENCE: MPI_Win_fence(0, win); break;
+    case BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
+    case LOCKALL:
+    case LOCKALL_PUT:
+        MPI_Win_lock_all(0, win);
+        for (int p = 1; LOCKALL_PUT == r && p < size; ++p) {
+            MPI_Put(&v, 1, MPI_INT64_T, p, 3, 1, MPI_INT64_T, win);
+        }
+        MPI_Win_unlock_all(win);
         break;
     default: break;
     }
@@ -120,7 +136,23 @@ int main(int argc, char **argv)
     MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
     memset(base, 0, 4096);
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int r = 0; r < NROWS; ++r) {
+    for (int r = FENCE; r <= BARRIER; ++r) {        /* every rank takes part */
+        double us = measure((enum row) r, -1);
+        if (0 == rank) printf("%s all %.3f\n", row_names[r], us);
+        fflush(stdout);
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int r = LOCKALL; r <= LOCKALL_PUT; ++r) {  /* rank 0 alone */
+        if (0 == rank) {
+            printf("%s all %.3f\n", row_names[r], measure((enum row) r, -1));
+            fflush(stdout);
+            row_over();
+        } else {
+            serve();
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int r = 0; r < FENCE; ++r) {
         for (int which = 0; which < 2; ++which) {
             int t = 0 == which ? local : remote;
             if (t < 0) continue;

@@ -12,7 +12,9 @@
 # MPI_Win_allocate window of 2 test nodes x 2 ranks (contrib/test-nodes.sh,
 # root; UCX and Open MPI over TCP on the nodes' bridge), for newrma, osc/pt2pt
 # and osc/ucx; and the same node-local rows in a one-node window of 4 ranks
-# (newrma), the reference for the node route.  A benchmark, not a test.
+# (newrma), the reference for the node route; and the whole window's fence,
+# lock_all + unlock_all (empty, and with a put to every peer) beside
+# MPI_Barrier, with the one-node window's rows as floors.  A benchmark, not a test.
 #   bench/mixed_window.sh             ROUNDS=N (default 3): the columns run
 #                                     N times each, interleaved; a cell is
 #                                     the median over the rounds
@@ -47,7 +49,7 @@ run_one_node() {
 raw=$out/raw
 : > "$raw"
 for ((round = 1; round <= rounds; ++round)); do
-    run_one_node | awk '$2 == "local" { print "one-node", $1, $3 }' >> "$raw" || echo "one-node run failed (round $round)" >&2
+    run_one_node | awk '$2 == "local" || $2 == "all" { print "one-node", $1, $3 }' >> "$raw" || echo "one-node run failed (round $round)" >&2
     for c in $comps; do
         run_nodes "$c" | awk -v c="$c" '{ print $2, $1, c, $3 }' >> "$raw" || echo "$c run failed (round $round)" >&2
     done
@@ -65,3 +67,6 @@ echo "  (floor: the same row in a one-node window of 4 ranks, newrma; issue 34 a
 echo
 bench_table "$raw" remote lo "to a peer on the other node" "$comps" "$out/floors.remote"
 echo "  (floor: newrma's MPI ping-pong to that peer in the same run; issue 34 asks newrma/floor <= 1.2)"
+echo
+bench_table "$raw" all lo "the whole window" "$comps" "$out/floors.local"
+echo "  (floor: the same row in a one-node window of 4 ranks, newrma)"
