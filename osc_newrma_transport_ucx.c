@@ -352,9 +352,8 @@ static void ucx_config_for_threads(ucp_config_t *config)
  * threshold by a rendezvous that lands in the target's buffer
  * (ucp_am_recv_data_nbx).  In the remote mode a lock, a put or get of
  * 256 KiB-2 MiB and an unlock took several times longer with the second
- * layer, and MPICH's rma_contig went over its time limit (docs/ompi5.md,
- * "UCX's protocol layer").  newrma's UCX path was written and measured
- * against the first layer.
+ * layer (docs/ompi5.md, "UCX's protocol layer").  newrma's UCX path was
+ * written and measured against the first layer.
  */
 static void ucx_config_protocols(ucp_config_t *config)
 {
