@@ -316,6 +316,16 @@ static int ucx_arm(int *fd)
 
 static void ucx_fini(void);
 
+/* Set one of the UCX context's parameters (NAME without "UCX_") unless the
+ * user set it in the environment: the user's choice wins. */
+static bool ucx_config_default(ucp_config_t *config, const char *name, const char *value)
+{
+    char env_name[64];
+
+    snprintf(env_name, sizeof(env_name), "UCX_%s", name);
+    return NULL == getenv(env_name) && UCS_OK == ucp_config_modify(config, name, value);
+}
+
 /*
  * With MPI_THREAD_MULTIPLE, leave out the context's own registration cache
  * (UCX_RCACHE_ENABLE, UCX 1.13 and later) unless the user set it.  That cache
@@ -328,11 +338,27 @@ static void ucx_fini(void);
  */
 static void ucx_config_for_threads(ucp_config_t *config)
 {
-    if (!ompi_mpi_thread_multiple || NULL != getenv("UCX_RCACHE_ENABLE")) {
-        return;
-    }
-    if (UCS_OK == ucp_config_modify(config, "RCACHE_ENABLE", "n")) {
+    if (ompi_mpi_thread_multiple && ucx_config_default(config, "RCACHE_ENABLE", "n")) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "MPI_THREAD_MULTIPLE: UCX context without its registration cache");
+    }
+}
+
+/*
+ * UCX's first protocol layer (UCX_PROTO_ENABLE=n, UCX 1.13's default)
+ * unless the user set it.  The second one (the default in UCX 1.18, Debian
+ * 13's) sends an active message over TCP in copied segments at every size,
+ * and when asked for a rendezvous (UCP_AM_SEND_FLAG_RNDV) runs one through
+ * copied fragments too; the first moves a payload above the rendezvous
+ * threshold by a rendezvous that lands in the target's buffer
+ * (ucp_am_recv_data_nbx).  In the remote mode a lock, a put or get of
+ * 256 KiB-2 MiB and an unlock took several times longer with the second
+ * layer (docs/ompi5.md, "UCX's protocol layer").  newrma's UCX path was
+ * written and measured against the first layer.
+ */
+static void ucx_config_protocols(ucp_config_t *config)
+{
+    if (ucx_config_default(config, "PROTO_ENABLE", "n")) {
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "UCX context with UCX's first protocol layer (UCX_PROTO_ENABLE=n)");
     }
 }
 
@@ -368,6 +394,7 @@ static int transport_up(void)
         return OMPI_ERROR;
     }
     ucx_config_for_threads(config);
+    ucx_config_protocols(config);
     status = ucp_init(&params, config, &ucx.context);
     ucp_config_release(config);
     if (UCS_OK != status) {
