@@ -372,9 +372,8 @@ static int component_register(void)
         "In MPI_Win_allocate windows spanning nodes, node-local origins take a target's passive-target "
         "lock in the node's segment directly and the target's packet handler takes it on behalf of "
         "remote origins, so that lock and unlock to a peer on the node cost no message (the processes "
-        "of a node agree: off if off on any). Off by default until the whole test suite has run with "
-        "it on (docs/mixed-windows.md, \"Why it is still off by default\")",
-        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->node_lock);
+        "of a node agree: off if off on any; if off, such locks go through the target's packet handler)",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->node_lock);
 
     register_bool("native_rma",
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
