@@ -379,8 +379,9 @@ static int component_register(void)
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
         "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "
         "and do contiguous puts and gets and single-element 4/8-byte integer atomics with UCX RMA "
-        "(truly passive targets); other windows and operations stay active messages",
-        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->native_rma);
+        "(truly passive targets); other windows and operations stay active messages (if false, UCX's "
+        "context is made without RMA and atomics)",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->native_rma);
 
     register_bool("force_am",
         "MPI_Win_create and MPI_Win_create_dynamic windows whose processes are all on one node use "
