@@ -372,9 +372,8 @@ static int component_register(void)
         "In MPI_Win_allocate windows spanning nodes, node-local origins take a target's passive-target "
         "lock in the node's segment directly and the target's packet handler takes it on behalf of "
         "remote origins, so that lock and unlock to a peer on the node cost no message (the processes "
-        "of a node agree: off if off on any). Off by default until the whole test suite has run with "
-        "it on (docs/mixed-windows.md, \"Why it is still off by default\")",
-        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->node_lock);
+        "of a node agree: off if off on any; if off, such locks go through the target's packet handler)",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->node_lock);
 
     register_bool("node_fence",
         "In MPI_Win_allocate windows spanning nodes, MPI_Win_fence's barrier is hierarchical: a barrier "
@@ -387,8 +386,9 @@ static int component_register(void)
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
         "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "
         "and do contiguous puts and gets and single-element 4/8-byte integer atomics with UCX RMA "
-        "(truly passive targets); other windows and operations stay active messages",
-        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, false, &c->native_rma);
+        "(truly passive targets); other windows and operations stay active messages (if false, UCX's "
+        "context is made without RMA and atomics)",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->native_rma);
 
     register_bool("force_am",
         "MPI_Win_create and MPI_Win_create_dynamic windows whose processes are all on one node use "

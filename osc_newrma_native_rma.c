@@ -22,6 +22,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/osc/base/osc_base_obj_convert.h"
 #include "ompi/op/op.h"
+#include "opal/align.h"
 
 #include "osc_newrma.h"
 #include "osc_newrma_am.h"
@@ -61,8 +62,9 @@ typedef struct {
 struct osc_newrma_native_t {
     bool on;                     /* every peer native (agreed at creation) */
     ucp_mem_h memh;              /* lock line + window memory */
-    char *mapped;
-    size_t line;                 /* bytes before the window: the lock word's line */
+    char *mapped;                /* the mapping's first byte */
+    char *window;                /* the window's first byte, at the window's memory alignment */
+    size_t line;                 /* the lock word's line, right before the window */
     native_peer_t *peers;        /* per window rank, once on */
 };
 
@@ -86,8 +88,12 @@ static struct {
 /* window life cycle                                                   */
 /* ------------------------------------------------------------------ */
 
-static int map_memory(struct osc_newrma_native_t *native, size_t length)
+/* The mapping holds the window at `alignment` (mpi_minimum_memory_alignment,
+ * a cache line at least) after its lock line: UCX's allocator does not
+ * promise that alignment, so the padding up to it is mapped too. */
+static int map_memory(struct osc_newrma_native_t *native, size_t size, size_t alignment)
 {
+    size_t length = native->line + alignment + size;
     ucp_mem_map_params_t params = {
         .field_mask = UCP_MEM_MAP_PARAM_FIELD_LENGTH | UCP_MEM_MAP_PARAM_FIELD_FLAGS,
         .length = length,
@@ -105,7 +111,8 @@ static int map_memory(struct osc_newrma_native_t *native, size_t length)
         return OMPI_ERR_NOT_AVAILABLE;
     }
     native->mapped = attr.address;
-    memset(native->mapped, 0, native->line);    /* the lock word: free */
+    native->window = (char *) OPAL_ALIGN((uintptr_t) native->mapped + native->line, alignment, uintptr_t);
+    memset(native->window - native->line, 0, native->line);    /* the lock word: free */
     return OMPI_SUCCESS;
 }
 
@@ -125,7 +132,7 @@ int osc_newrma_native_memory(ompi_osc_newrma_module_t *module, size_t size, void
     osc_newrma_am_enter();
     ret = osc_newrma_ucx_up();
     if (OMPI_SUCCESS == ret) {
-        ret = map_memory(native, native->line + size);
+        ret = map_memory(native, size, module->memory_alignment);
     }
     osc_newrma_am_leave();
     if (OMPI_SUCCESS != ret) {
@@ -133,7 +140,7 @@ int osc_newrma_native_memory(ompi_osc_newrma_module_t *module, size_t size, void
         return OMPI_ERR_NOT_AVAILABLE;
     }
     module->native = native;
-    *base = native->mapped + native->line;
+    *base = native->window;
     return OMPI_SUCCESS;
 }
 
@@ -149,8 +156,8 @@ static void own_card(ompi_osc_newrma_module_t *module, native_card_t *card, void
         *key = NULL;
         return;
     }
-    card->lock = (uint64_t) (uintptr_t) native->mapped;
-    card->base = card->lock + native->line;
+    card->base = (uint64_t) (uintptr_t) native->window;
+    card->lock = card->base - native->line;
     card->key_len = (uint32_t) key_len;
 }
 

@@ -10,7 +10,7 @@
 /*
  * osc/newrma: the node lock of a window spanning nodes, and its proxy
  * (docs/mixed-windows.md, "Built: the node lock"; osc_newrma_node_lock,
- * off by default until the whole suite has run with it on: see there).
+ * on by default).
  *
  * Each process of a node has a reader/writer lock word in the node
  * route's segment (one cache line each, after the stripes).  A node-local

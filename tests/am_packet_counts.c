@@ -50,6 +50,17 @@
  * pools hold its puts (k = P - 2 of them); with fewer elements (--mode
  * minimum from 5 ranks) they go out early and SYNC and ACK are bounded.
  *
+ * A window of the native route (osc_newrma_native_rma: MPI_Win_allocate
+ * windows whose peers UCX reaches by shared memory, docs/mixed-windows.md)
+ * sends no packet in any of these scenarios: its locks are a word in the
+ * target's memory, its puts and single-element atomics UCX RMA, its
+ * synchronizations flush the endpoint.  There every scenario expects
+ * nothing sent and exactly its operations counted by
+ * osc_newrma_route_native_ops (none elsewhere).  The allocate flavor is
+ * native where UCX_TLS names no tcp and not native where it does; with
+ * UCX_TLS unset UCX picks, and scenario 0's operations on ourselves (native
+ * too in a native window) tell which.
+ *
  * newrma-test: only-newrma np>=2 mca=osc_newrma_force_remote:1
  */
 #include "common.h"
@@ -86,6 +97,9 @@ static MPI_T_pvar_handle handles[K_COUNT];
 static int exact_piggyback;   /* scenario 3 exact (see above) */
 static int window_protocol;   /* lock_all locks every rank at once (see below) */
 static long long op_pools;    /* operation elements a window can hold (local + global pool) */
+static test_pvar_t native_ops; /* osc_newrma_route_native_ops */
+static unsigned long long native_before, native_delta;
+static int native_window;     /* the window of the flavor being run is native (see above) */
 
 /* ---- MPI_T ------------------------------------------------------------- */
 
@@ -204,6 +218,7 @@ static void phase_begin(void)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     counters_read(before);
+    native_before = test_pvar_read(&native_ops);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -214,6 +229,7 @@ static void phase_end(counts_t delta)
 
     MPI_Barrier(MPI_COMM_WORLD);
     counters_read(after);
+    native_delta = test_pvar_read(&native_ops) - native_before;
     for (int k = 0 ; k < K_COUNT ; ++k) {
         delta[k] = after[k] - before[k];
     }
@@ -243,6 +259,37 @@ static void expect_exact(const char *what, const counts_t delta, const counts_t 
         format_counts(want, sizeof(want), expected);
         CHECK(0, "%s: sent %s, expected %s", what, got, want);
     }
+}
+
+/* A phase as expected: on the active-message path the packets `expected`
+ * and no native operation; in a native window no packet at all and this
+ * rank's `native_n` operations by the native route. */
+static void expect_phase(const char *what, const counts_t delta, counts_t expected, unsigned long long native_n)
+{
+    if (native_window) {
+        memset(expected, 0, sizeof(counts_t));
+    } else {
+        native_n = 0;
+    }
+    expect_exact(what, delta, expected);
+    CHECK(native_delta == native_n, "%s: %llu native operations, expected %llu", what, native_delta, native_n);
+}
+
+/* Is the allocate flavor's window native (see the header)?  After scenario
+ * 0, whose operations on ourselves counted `self_native` native ones. */
+static int window_is_native(unsigned long long self_native)
+{
+    const char *tls = getenv("UCX_TLS");
+    int seen = 0 != self_native;
+
+    if (cvar_value("osc_newrma_native_rma") <= 0) {
+        return 0;
+    }
+    if (NULL != tls) {
+        return NULL == strstr(tls, "tcp");
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &seen, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return seen;
 }
 
 static const char *const flavor_label[2] = { "create", "allocate" };
@@ -308,13 +355,14 @@ static void run_flavor(int flavor)
         MPI_OK(MPI_Win_unlock(rank, tw.win));
     }
     phase_end(d);
+    native_window = FLAVOR_CREATE != flavor && window_is_native(native_delta);
     memset(want, 0, sizeof(want));
     if (window_protocol) {
         /* every rank's lock_all locks and unlocks every other rank */
         want[K_LOCK] = want[K_SYNC] = want[K_GRANT] = want[K_ACK] = (unsigned long long) (nprocs - 1);
     }
     snprintf(what, sizeof(what), "%s scenario 0 (operations and locks on self only)", fl);
-    expect_exact(what, d, want);
+    expect_phase(what, d, want, 3);
 
     /* 1: lock(exclusive) + one 8-byte put + unlock: the single-op packet */
     for (int o = 0 ; o < nprocs ; ++o) {
@@ -332,7 +380,7 @@ static void run_flavor(int flavor)
         if (rank == t) want[K_ACK] = 1;
         snprintf(what, sizeof(what), "%s scenario 1 (lock+put+unlock %d->%d) as %s", fl, o, t,
                  rank == o ? "origin" : rank == t ? "target" : "bystander");
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, rank == o);
         if (rank == t) {
             int64_t got = own_elem(tw.win, mem, IDX_S1 + o);
             CHECK(got == v, "%s scenario 1: put from %d arrived as %lld, expected %lld", fl, o, (long long) got,
@@ -358,7 +406,7 @@ static void run_flavor(int flavor)
         if (rank == t) want[K_REPLY] = 1;
         snprintf(what, sizeof(what), "%s scenario 2 (lock+fetch_and_op+unlock %d->%d) as %s", fl, o, t,
                  rank == o ? "origin" : rank == t ? "target" : "bystander");
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, rank == o);
         if (rank == t) {
             int64_t got = own_elem(tw.win, mem, IDX_S2 + o);
             CHECK(got == initial + add, "%s scenario 2: element is %lld after fetch_and_op from %d, expected %lld",
@@ -396,7 +444,7 @@ static void run_flavor(int flavor)
         if (!exact_piggyback && rank == o && d[K_SYNC] <= 1) {
             want[K_SYNC] = d[K_SYNC];    /* operations went out early: UNLOCK may travel alone */
         }
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, rank == o ? NPUTS : 0);
         if (rank == t) {
             for (int i = 0 ; i < NPUTS ; ++i) {
                 int64_t got = own_elem(tw.win, mem, IDX_S3 + o * NPUTS + i);
@@ -421,7 +469,7 @@ static void run_flavor(int flavor)
         memset(want, 0, sizeof(want));
         snprintf(what, sizeof(what), "%s scenario 4 (lock+unlock, lock+flush+unlock %d->%d, no operation)", fl,
                  o, t);
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, 0);
     }
 
     /* 5: lock_all + a put to k of the P ranks + unlock_all: only those k see
@@ -482,7 +530,7 @@ static void run_flavor(int flavor)
             want[K_ACK] = 1;
             want[K_GRANT] = d[K_GRANT] <= 1 ? d[K_GRANT] : 0;
         }
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, rank == o ? (unsigned long long) k : 0);
         if (rank != o) {
             int64_t got = own_elem(tw.win, mem, IDX_S5 + o);
             int64_t exp = contacted ? value_of(5, o, rank, 0) : 0;
@@ -510,7 +558,7 @@ static void run_flavor(int flavor)
         want[K_PUT] = (unsigned long long) neighbours;
         want[K_ACK] = (unsigned long long) neighbours;
         snprintf(what, sizeof(what), "%s scenario 6 (fence, a put to each of %d neighbours)", fl, neighbours);
-        expect_exact(what, d, want);
+        expect_phase(what, d, want, (unsigned long long) neighbours);
         int64_t from_left = own_elem(tw.win, mem, IDX_S6);
         CHECK(from_left == value_of(6, left, rank, 0), "%s scenario 6: element from the left is %lld, expected %lld",
               fl, (long long) from_left, (long long) value_of(6, left, rank, 0));
@@ -550,7 +598,7 @@ static void run_flavor(int flavor)
             }
             snprintf(what, sizeof(what), "%s scenario 7 (no size info keys, epoch %d %d->%d) as %s", fl, epoch, o,
                      t, rank == o ? "origin" : rank == t ? "target" : "bystander");
-            expect_exact(what, d, want);
+            expect_phase(what, d, want, rank == o);
             if (rank == t) {
                 int64_t got = own_elem(tw.win, mem, IDX_S7 + 2 * o + epoch);
                 CHECK(got == v, "%s: put arrived as %lld, expected %lld", what, (long long) got, (long long) v);
@@ -566,6 +614,8 @@ int main(int argc, char **argv)
     rank = test_rank;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     counters_init();
+    test_pvar_open(&native_ops, "osc_newrma_route_native_ops");
+    CHECK(native_ops.ok, "no MPI_T counter osc_newrma_route_native_ops");
     {
         long long threshold = cvar_value("osc_newrma_piggyback_threshold");
         long long pool = cvar_value("osc_newrma_op_pool_local");
@@ -590,6 +640,7 @@ int main(int argc, char **argv)
         }
     }
     CHECK(nprocs >= 2, "run with 2 processes or more, not %d", nprocs);
+    test_pvar_close(&native_ops);
     counters_fini();
     return test_finalize("am_packet_counts");
 }

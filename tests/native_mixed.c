@@ -40,7 +40,7 @@
  * osc_newrma_force_remote over UCX shared memory both routes are taken,
  * over TCP no operation is native.
  *
- * newrma-test: np>=2 mca=osc_newrma_native_rma:1
+ * newrma-test: np>=2
  */
 #include "common.h"
 #include "native_routes.h"

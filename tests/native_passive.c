@@ -36,7 +36,7 @@
  * "Fast" is below a quarter of the compute time, from the origin's own
  * clock and from rank 0's view of its memory.
  *
- * newrma-test: only-newrma np>=2 mca=osc_newrma_native_rma:1
+ * newrma-test: only-newrma np>=2
  */
 #include "common.h"
 #include "native_routes.h"

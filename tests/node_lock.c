@@ -29,11 +29,15 @@
  * The MPI_T counter osc_newrma_route_node_locks says the node lock was
  * used: exactly one per epoch of an origin on T's node other than T (none
  * without the node lock: windows all on one node, every peer remote, no
- * peer on the node, osc_newrma_node_lock off).
- * Run with osc_newrma_node_lock on (it is off by default).
- * newrma-test: only-newrma np>=2 mca=osc_newrma_node_lock:1
+ * peer on the node, osc_newrma_node_lock off: tests/node_lock_off.c runs
+ * the same with it off, every lock then the target's handler's).
+ * newrma-test: only-newrma np>=2
  */
 #include "common.h"
+
+#ifndef NODE_LOCK_NAME
+#define NODE_LOCK_NAME "node_lock"
+#endif
 
 #include <signal.h>
 #include <unistd.h>
@@ -187,5 +191,5 @@ int main(int argc, char **argv)
     CHECK(total == node_locks_expected, "%llu node locks taken, expected %llu", total, node_locks_expected);
     MPI_T_finalize();
     free(node_of);
-    return test_finalize("node_lock");
+    return test_finalize(NODE_LOCK_NAME);
 }

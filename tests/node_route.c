@@ -17,8 +17,12 @@
  * nodes2x1 single ranks), so the window spans nodes at any rank count.  The MPI_T counters
  * osc_newrma_route_node_ops and osc_newrma_route_am_ops say which route
  * every operation took: exactly one node-route operation per operation to
- * a peer of our node, one active message per operation to the others
- * (with osc_newrma_force_remote: every peer remote, no node route at all).
+ * a peer of our node, one remote-route operation per operation to the
+ * others (with osc_newrma_force_remote: every peer remote, no node route at
+ * all).  A remote-route operation is an active message
+ * (osc_newrma_route_am_ops) or, in a window of the native route
+ * (osc_newrma_native_rma over UCX shared memory, e.g. the remote-sm mode),
+ * a UCX RMA or atomic (osc_newrma_route_native_ops): each counts on one.
  *  - lock_all: every rank puts its tag into its own slot at every target,
  *    flushes, then (after a barrier) gets every slot of every target;
  *  - exclusive locks: every rank increments a counter at every target K
@@ -43,8 +47,8 @@
 
 static int rank, size, force_remote;
 static int *node_of;         /* each rank's pretend node */
-static test_pvar_t node_ops, am_ops;
-static unsigned long long node_before, am_before;
+static test_pvar_t node_ops, am_ops, native_ops;
+static unsigned long long node_before, am_before, native_before;
 
 static int node_local(int target) { return !force_remote && node_of[target] == node_of[rank]; }
 
@@ -54,22 +58,25 @@ static void counters_start(void)
 {
     node_before = test_pvar_read(&node_ops);
     am_before = test_pvar_read(&am_ops);
+    native_before = test_pvar_read(&native_ops);
 }
 
 /* The routes taken since counters_start: `per_target` operations to each
- * target, by the node route to our node's peers, by active messages to
- * the others; plus `extra_am` active messages. */
-static void counters_check(const char *phase, int per_target, int extra_am)
+ * target, by the node route to our node's peers, by the remote route
+ * (active messages or native) to the others; plus `extra_remote` more. */
+static void counters_check(const char *phase, int per_target, int extra_remote)
 {
-    unsigned long long want_node = 0, want_am = (unsigned long long) extra_am;
+    unsigned long long want_node = 0, want_remote = (unsigned long long) extra_remote;
     for (int t = 0; t < size; ++t) {
         if (node_local(t)) want_node += (unsigned long long) per_target;
-        else want_am += (unsigned long long) per_target;
+        else want_remote += (unsigned long long) per_target;
     }
     unsigned long long got_node = test_pvar_read(&node_ops) - node_before;
     unsigned long long got_am = test_pvar_read(&am_ops) - am_before;
+    unsigned long long got_native = test_pvar_read(&native_ops) - native_before;
     CHECK(got_node == want_node, "%s: %llu operations by the node route, expected %llu", phase, got_node, want_node);
-    CHECK(got_am == want_am, "%s: %llu operations by active messages, expected %llu", phase, got_am, want_am);
+    CHECK(got_am + got_native == want_remote, "%s: %llu operations by active messages and %llu native ones, "
+          "expected %llu in all", phase, got_am, got_native, want_remote);
 }
 
 static void lock_all_phase(MPI_Win win)
@@ -238,7 +245,9 @@ int main(int argc, char **argv)
           PRETEND);
     test_pvar_open(&node_ops, "osc_newrma_route_node_ops");
     test_pvar_open(&am_ops, "osc_newrma_route_am_ops");
-    CHECK(node_ops.ok && am_ops.ok, "no MPI_T counters osc_newrma_route_node_ops / _am_ops");
+    test_pvar_open(&native_ops, "osc_newrma_route_native_ops");
+    CHECK(node_ops.ok && am_ops.ok && native_ops.ok,
+          "no MPI_T counters osc_newrma_route_node_ops / _am_ops / _native_ops");
 
     MPI_OK(MPI_Win_allocate((MPI_Aint) sizeof(int64_t) * (W_SLOT + size), sizeof(int64_t), MPI_INFO_NULL,
                             MPI_COMM_WORLD, &base, &win));
@@ -253,6 +262,7 @@ int main(int argc, char **argv)
 
     test_pvar_close(&node_ops);
     test_pvar_close(&am_ops);
+    test_pvar_close(&native_ops);
     MPI_T_finalize();
     free(node_of);
     return test_finalize("node_route");
