@@ -32,10 +32,10 @@
 #   nodes2x2        2 nodes x 2 ranks: ranks 0,2 on node 1, 1,3 on node 2
 #   nodes2x1        2 nodes x 1 rank: every peer on the other node
 newrma_modes="default minimum remote remote-minimum remote-sm fifo fifo-minimum"
-# tests/run.sh's modes unless told (--mode, --all-modes): all but fifo and
-# remote-sm, which run the same newrma code as fifo-minimum and remote with
-# other sizes or another UCX transport; this keeps CI for two Open MPI
-# versions under an hour (README, "Tests")
+# tests/run.sh's modes unless told (--mode, --all-modes): all but fifo, which
+# runs the same newrma code as fifo-minimum with larger FIFOs, and remote-sm
+# (the native route; CI runs it at 3 ranks on its own); this keeps CI for two
+# Open MPI versions under an hour (README, "Tests")
 newrma_default_modes="default minimum remote remote-minimum fifo-minimum"
 newrma_node_modes="nodes2x2 nodes2x1"
 # "NODES RANKS_PER_NODE" of a node mode; fails for the other modes

@@ -19,13 +19,14 @@
 #   tests/run.sh --all-modes          all seven modes: the full matrix
 #
 # Modes (newrma only; contrib/newrma-modes.sh defines them; five by default:
-# all but fifo and remote-sm, which run the same code as fifo-minimum and
-# remote with other sizes or another UCX transport): "default" (peers on one
+# all but fifo, the same code as fifo-minimum with larger FIFOs, and
+# remote-sm, which CI runs at 3 ranks on its own): "default" (peers on one
 # node: the direct and usermem paths), "minimum" (every pool, slot array,
 # queue, ring, stripe count and cache at its minimum MCA value: slower, must
 # never deadlock), "remote" (osc_newrma_force_remote: every peer remote, the
 # active-message path over UCX tcp on loopback), "remote-minimum" (both),
-# "remote-sm" (every peer remote, over UCX's shared-memory transports), "fifo"
+# "remote-sm" (every peer remote, over UCX's shared-memory transports:
+# allocate windows take the native route, UCX RMA and atomics), "fifo"
 # (osc_newrma_force_am: create/dynamic windows take the active-message path
 # over the node-local FIFOs) and "fifo-minimum" (fifo and minimum: FIFOs of 2
 # cells).  The node modes "nodes2x2" and "nodes2x1" (root; not in the default
