@@ -217,9 +217,26 @@ static int counters_create(notify_state_t *state, MPI_Win win, MPI_Comm comm)
     return MPI_SUCCESS == ret ? MPI_Barrier(comm) : ret;
 }
 
+/* Is every process of `group` in MPI_COMM_WORLD?  (The same answer on
+ * every process of the window: they all see one group.) */
+static int group_in_world(MPI_Group group)
+{
+    MPI_Group world, common;
+    int size, common_size;
+
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_intersection(group, world, &common);
+    MPI_Group_size(group, &size);
+    MPI_Group_size(common, &common_size);
+    MPI_Group_free(&common);
+    MPI_Group_free(&world);
+    return size == common_size;
+}
+
 /* The window's processes, in its rank order, as a communicator.  MPI gives
  * a window's group but not its communicator: MPI_COMM_WORLD holds every
- * process of a program that spawns none (docs/notified-rma.md). */
+ * process of a program that spawns none (docs/notified-rma.md); a window
+ * with processes outside it gets MPI_ERR_GROUP on all of them. */
 static int window_comm(MPI_Win win, MPI_Comm *comm)
 {
     MPI_Group group;
@@ -228,7 +245,8 @@ static int window_comm(MPI_Win win, MPI_Comm *comm)
     if (MPI_SUCCESS != ret) {
         return ret;
     }
-    ret = MPI_Comm_create_group(MPI_COMM_WORLD, group, NOTIFY_COMM_TAG, comm);
+    ret = group_in_world(group) ? MPI_Comm_create_group(MPI_COMM_WORLD, group, NOTIFY_COMM_TAG, comm)
+                                : MPI_ERR_GROUP;
     MPI_Group_free(&group);
     return ret;
 }
