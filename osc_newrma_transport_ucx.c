@@ -57,6 +57,8 @@ static struct {
     size_t address_len;
     opal_hash_table_t peers;   /* process name (uint64) -> ucx_peer_t */
     int efd;                   /* event descriptor, for the progress thread */
+    bool in_progress;          /* inside ucp_worker_progress (AM lock held) */
+    opal_list_t deferred;      /* first sends to a peer from inside progress */
 } ucx = { .efd = -1 };
 
 static uint64_t proc_key(const struct ompi_proc_t *proc)
@@ -220,17 +222,14 @@ static ucp_ep_h peer_endpoint(ucx_peer_t *peer)
     return peer->ep;
 }
 
-static int ucx_send(ompi_osc_newrma_module_t *module, int rank, const void *header, size_t header_len,
-                    const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
+/* Send on an endpoint: 1 if complete already, 0 if `done` will be called
+ * from progress, an error otherwise. */
+static int send_on(ucx_peer_t *peer, ucp_ep_h ep, const void *header, size_t header_len, const void *payload,
+                   size_t len, osc_newrma_transport_done_fn_t done, void *arg)
 {
-    ucx_peer_t *peer = peer_lookup(ompi_comm_peer_lookup(module->comm, rank));
-    ucp_ep_h ep = NULL == peer ? NULL : peer_endpoint(peer);
     ucx_completion_t *c;
     ucs_status_ptr_t request;
 
-    if (OPAL_UNLIKELY(NULL == ep)) {
-        return OMPI_ERR_UNREACH;
-    }
     c = malloc(sizeof(*c));
     if (OPAL_UNLIKELY(NULL == c)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -257,6 +256,87 @@ static int ucx_send(ompi_osc_newrma_module_t *module, int rank, const void *head
     return 0;
 }
 
+/*
+ * A first send to a peer from inside ucp_worker_progress -- a packet
+ * handler's reply to an origin this process never sent to -- waits until
+ * progress returns, and the endpoint is created then.  UCX 1.13's TCP
+ * transport crashed (in uct_tcp_iface_progress) when an endpoint was
+ * created from inside its interface's event loop while connections from
+ * several origins were being accepted.  Later sends to that peer from the
+ * same progress queue behind it, so the order of the peer's packets holds.
+ */
+typedef struct {
+    opal_list_item_t super;
+    ucx_peer_t *peer;
+    uint64_t header[NEWRMA_UCX_HEADER_MAX / sizeof(uint64_t)];
+    size_t header_len;
+    const void *payload;       /* the caller keeps it until `done` */
+    size_t len;
+    osc_newrma_transport_done_fn_t done;
+    void *arg;
+} deferred_send_t;
+
+static OBJ_CLASS_INSTANCE(deferred_send_t, opal_list_item_t, NULL, NULL);
+
+static int send_deferred(ucx_peer_t *peer, const void *header, size_t header_len, const void *payload,
+                         size_t len, osc_newrma_transport_done_fn_t done, void *arg)
+{
+    deferred_send_t *d;
+
+    if (OPAL_UNLIKELY(header_len > sizeof(d->header))) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    d = OBJ_NEW(deferred_send_t);
+    if (OPAL_UNLIKELY(NULL == d)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    d->peer = peer;
+    memcpy(d->header, header, header_len);
+    d->header_len = header_len;
+    d->payload = payload;
+    d->len = len;
+    d->done = done;
+    d->arg = arg;
+    opal_list_append(&ucx.deferred, &d->super);
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "UCX: first send to a peer from inside progress deferred");
+    return 0;
+}
+
+/* After progress: create the endpoints and send what waited, in order. */
+static void deferred_sends_flush(void)
+{
+    deferred_send_t *d;
+
+    while (NULL != (d = (deferred_send_t *) opal_list_remove_first(&ucx.deferred))) {
+        ucp_ep_h ep = peer_endpoint(d->peer);
+        int ret = NULL == ep ? OMPI_ERR_UNREACH
+                             : send_on(d->peer, ep, d->header, d->header_len, d->payload, d->len, d->done, d->arg);
+        if (0 != ret) {
+            d->done(d->arg, 1 == ret ? OMPI_SUCCESS : ret);
+        }
+        OBJ_RELEASE(d);
+    }
+}
+
+static int ucx_send(ompi_osc_newrma_module_t *module, int rank, const void *header, size_t header_len,
+                    const void *payload, size_t len, osc_newrma_transport_done_fn_t done, void *arg)
+{
+    ucx_peer_t *peer = peer_lookup(ompi_comm_peer_lookup(module->comm, rank));
+    ucp_ep_h ep;
+
+    if (OPAL_UNLIKELY(NULL == peer)) {
+        return OMPI_ERR_UNREACH;
+    }
+    if (OPAL_UNLIKELY(NULL == peer->ep && ucx.in_progress)) {
+        return send_deferred(peer, header, header_len, payload, len, done, arg);
+    }
+    ep = peer_endpoint(peer);
+    if (OPAL_UNLIKELY(NULL == ep)) {
+        return OMPI_ERR_UNREACH;
+    }
+    return send_on(peer, ep, header, header_len, payload, len, done, arg);
+}
+
 /* ------------------------------------------------------------------ */
 /* progress                                                            */
 /* ------------------------------------------------------------------ */
@@ -269,7 +349,13 @@ static int ucx_progress_locked(void)
     if (!ucx.up) {
         return 0;
     }
+    ucx.in_progress = true;
     while (ucp_worker_progress(ucx.worker)) {
+        ++count;
+    }
+    ucx.in_progress = false;
+    if (OPAL_UNLIKELY(!opal_list_is_empty(&ucx.deferred))) {
+        deferred_sends_flush();
         ++count;
     }
     return count;
@@ -413,6 +499,7 @@ static int transport_up(void)
     }
     OBJ_CONSTRUCT(&ucx.peers, opal_hash_table_t);
     opal_hash_table_init(&ucx.peers, 64);
+    OBJ_CONSTRUCT(&ucx.deferred, opal_list_t);
     ucx.up = true;
     opal_progress_register(ucx_progress);
     if (mca_osc_newrma_component.progress_thread && UCS_OK != ucp_worker_get_efd(ucx.worker, &ucx.efd)) {
@@ -447,6 +534,7 @@ static void ucx_fini(void)
             } while (OPAL_SUCCESS == opal_hash_table_get_next_key_uint64(&ucx.peers, &key, &value, node, &node));
         }
         OBJ_DESTRUCT(&ucx.peers);
+        OPAL_LIST_DESTRUCT(&ucx.deferred);
         ucx.up = false;
         ucx.efd = -1;
     }
