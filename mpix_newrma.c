@@ -300,6 +300,13 @@ int mpix_newrma_epoch_held(MPI_Win win)
     return MPI_SUCCESS;
 }
 
+int mpix_newrma_held_counters(MPI_Win win)
+{
+    notify_state_t *state = state_of(win);
+
+    return NULL != state && state->epoch_held ? state->count : -1;
+}
+
 int MPIX_Win_notify_path(MPI_Win win, int *path)
 {
     notify_state_t *state = state_of(win);

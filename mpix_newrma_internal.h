@@ -53,4 +53,8 @@ int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx);
  * threads at once). */
 int mpix_newrma_epoch_held(MPI_Win win);
 
+/* The number of counters of a window mpix_newrma_epoch_held marked, or -1
+ * for any other window */
+int mpix_newrma_held_counters(MPI_Win win);
+
 #endif /* MPIX_NEWRMA_INTERNAL_H */

@@ -23,18 +23,11 @@
  * visible to loads on every path.
  */
 
-#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 
 #include "mpix_newrma.h"
 #include "mpix_newrma_internal.h"
-
-/* A window's signal configuration, fixed at creation */
-typedef struct {
-    int nsignals;
-    int size;                    /* the window's processes */
-} signal_win_t;
 
 struct mpix_newrma_batch {
     MPI_Win win;
@@ -45,46 +38,22 @@ struct mpix_newrma_batch {
     unsigned char *used;         /* by rank: already in targets */
 };
 
-static int signal_keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t signal_keyval_once = PTHREAD_ONCE_INIT;
-
-static int signal_win_delete(MPI_Win win, int keyval, void *value, void *extra)
+/* The number of signals of a window of MPIX_Win_allocate_signals, or -1
+ * for any other window: the library holds the epoch of those only */
+static int signals_of(MPI_Win win)
 {
-    (void) win;
-    (void) keyval;
-    (void) extra;
-    free(value);
-    return MPI_SUCCESS;
-}
-
-static void signal_keyval_create(void)
-{
-    MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, signal_win_delete, &signal_keyval, NULL);
-}
-
-/* The window's signals, or NULL for a window not made by
- * MPIX_Win_allocate_signals */
-static signal_win_t *signals_of(MPI_Win win)
-{
-    signal_win_t *sw = NULL;
-    int flag = 0;
-
-    pthread_once(&signal_keyval_once, signal_keyval_create);
-    if (MPI_WIN_NULL == win || MPI_SUCCESS != MPI_Win_get_attr(win, signal_keyval, &sw, &flag) || !flag) {
-        return NULL;
-    }
-    return sw;
+    return MPI_WIN_NULL == win ? -1 : mpix_newrma_held_counters(win);
 }
 
 /* The window's signals and a valid index, or an error class */
 static int signal_checked(MPI_Win win, int signal_idx)
 {
-    signal_win_t *sw = signals_of(win);
+    int nsignals = signals_of(win);
 
-    if (NULL == sw) {
+    if (nsignals < 0) {
         return MPI_ERR_WIN;
     }
-    return signal_idx < 0 || signal_idx >= sw->nsignals ? MPI_ERR_ARG : MPI_SUCCESS;
+    return signal_idx < 0 || signal_idx >= nsignals ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
 /* Reach every peer once, one after the other, before the user's threads
@@ -108,24 +77,14 @@ static int signals_first_contact(MPI_Win win, int rank, int size)
  * (each MPI call reports its own errors through the window's handler) */
 static int signals_attach(MPI_Win win, int nsignals, MPI_Comm comm)
 {
-    signal_win_t *sw = malloc(sizeof(*sw));
-    int ret, rank;
+    int ret, rank, size;
 
-    if (NULL == sw) {
-        return win_error(win, MPI_ERR_NO_MEM);
-    }
-    sw->nsignals = nsignals;
-    MPI_Comm_size(comm, &sw->size);
+    MPI_Comm_size(comm, &size);
     MPI_Comm_rank(comm, &rank);
     ret = MPIX_Win_notify_attach(win, nsignals, MPI_INFO_NULL);
     ret = MPI_SUCCESS == ret ? MPI_Win_lock_all(MPI_MODE_NOCHECK, win) : ret;
     ret = MPI_SUCCESS == ret ? mpix_newrma_epoch_held(win) : ret;
-    ret = MPI_SUCCESS == ret ? signals_first_contact(win, rank, sw->size) : ret;
-    ret = MPI_SUCCESS == ret ? MPI_Win_set_attr(win, signal_keyval, sw) : ret;
-    if (MPI_SUCCESS != ret) {
-        free(sw);
-    }
-    return ret;
+    return MPI_SUCCESS == ret ? signals_first_contact(win, rank, size) : ret;
 }
 
 int MPIX_Win_allocate_signals(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int nsignals,
@@ -133,7 +92,6 @@ int MPIX_Win_allocate_signals(MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
 {
     int ret;
 
-    pthread_once(&signal_keyval_once, signal_keyval_create);
     if (nsignals < 0) {
         MPI_Comm_call_errhandler(comm, MPI_ERR_ARG);
         return MPI_ERR_ARG;
@@ -149,26 +107,39 @@ int MPIX_Win_free_signals(MPI_Win *win)
 {
     int ret;
 
-    if (NULL == win || NULL == signals_of(*win)) {
+    if (NULL == win || signals_of(*win) < 0) {
         return MPI_WIN_NULL == (NULL != win ? *win : MPI_WIN_NULL) ? MPI_ERR_WIN : win_error(*win, MPI_ERR_WIN);
     }
     ret = MPI_Win_unlock_all(*win);
-    /* MPI_Win_free drops the counters and the signals with its attributes */
+    /* MPI_Win_free drops the counters (the signals) with its attributes */
     return MPI_SUCCESS == ret ? MPI_Win_free(win) : ret;
+}
+
+/* The number of processes of `win` */
+static int win_size(MPI_Win win)
+{
+    MPI_Group group;
+    int size = 0;
+
+    MPI_Win_get_group(win, &group);
+    MPI_Group_size(group, &size);
+    MPI_Group_free(&group);
+    return size;
 }
 
 int MPIX_Batch_open(MPI_Win win, MPIX_Batch *batch)
 {
-    signal_win_t *sw = signals_of(win);
+    int nsignals = signals_of(win), size;
     MPIX_Batch b;
 
-    if (NULL == sw) {
+    if (nsignals < 0) {
         return MPI_WIN_NULL == win ? MPI_ERR_WIN : win_error(win, MPI_ERR_WIN);
     }
+    size = win_size(win);
     b = calloc(1, sizeof(*b));
     if (NULL != b) {
-        b->targets = malloc((size_t) sw->size * sizeof(*b->targets));
-        b->used = calloc((size_t) sw->size, 1);
+        b->targets = malloc((size_t) size * sizeof(*b->targets));
+        b->used = calloc((size_t) size, 1);
     }
     if (NULL == b || NULL == b->targets || NULL == b->used) {
         if (NULL != b) {
@@ -179,8 +150,8 @@ int MPIX_Batch_open(MPI_Win win, MPIX_Batch *batch)
         return win_error(win, MPI_ERR_NO_MEM);
     }
     b->win = win;
-    b->nsignals = sw->nsignals;
-    b->size = sw->size;
+    b->nsignals = nsignals;
+    b->size = size;
     *batch = b;
     return MPI_SUCCESS;
 }
