@@ -107,8 +107,11 @@ int MPIX_Win_free_signals(MPI_Win *win)
 {
     int ret;
 
-    if (NULL == win || signals_of(*win) < 0) {
-        return MPI_WIN_NULL == (NULL != win ? *win : MPI_WIN_NULL) ? MPI_ERR_WIN : win_error(*win, MPI_ERR_WIN);
+    if (NULL == win || MPI_WIN_NULL == *win) {
+        return MPI_ERR_WIN;
+    }
+    if (signals_of(*win) < 0) {
+        return win_error(*win, MPI_ERR_WIN);
     }
     ret = MPI_Win_unlock_all(*win);
     /* MPI_Win_free drops the counters (the signals) with its attributes */
