@@ -37,6 +37,7 @@
 #include <stdlib.h>
 
 #include "mpix_newrma.h"
+#include "mpix_newrma_internal.h"
 #include "osc_newrma_atomic.h"
 #include "osc_newrma_notify_entry.h"
 
@@ -48,22 +49,8 @@ typedef struct {
     const osc_newrma_notify_entry_v1_t *entry;
     int count;
     int rank;
+    int epoch_held;              /* always in a passive-target epoch (mpix_newrma_epoch_held) */
 } notify_state_t;
-
-typedef enum { NOTIFY_PUT, NOTIFY_GET, NOTIFY_ACC } notify_kind_t;
-
-/* One operation's arguments, as MPI_Put / MPI_Get / MPI_Accumulate take them */
-typedef struct {
-    notify_kind_t kind;
-    void *origin_addr;
-    int origin_count;
-    MPI_Datatype origin_datatype;
-    int target_rank;
-    MPI_Aint target_disp;
-    int target_count;
-    MPI_Datatype target_datatype;
-    MPI_Op op;
-} notify_op_t;
 
 /* A tag of its own for MPI_Comm_create_group at attach, so that it never
  * matches the user's traffic on MPI_COMM_WORLD */
@@ -107,15 +94,6 @@ static notify_state_t *state_of(MPI_Win win)
         return NULL;
     }
     return state;
-}
-
-/* Errors go through the window's error handler, as MPI's own calls do */
-static int win_error(MPI_Win win, int code)
-{
-    if (MPI_SUCCESS != code) {
-        MPI_Win_call_errhandler(win, code);
-    }
-    return code;
 }
 
 static int info_value(MPI_Info info, const char *key, char *value, int size)
@@ -311,6 +289,24 @@ static int state_checked(MPI_Win win, int notification_idx, notify_state_t **sta
     return notification_idx < 0 || notification_idx >= (*state)->count ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
+int mpix_newrma_epoch_held(MPI_Win win)
+{
+    notify_state_t *state = state_of(win);
+
+    if (NULL == state) {
+        return MPI_ERR_ARG;
+    }
+    state->epoch_held = 1;
+    return MPI_SUCCESS;
+}
+
+int mpix_newrma_held_counters(MPI_Win win)
+{
+    notify_state_t *state = state_of(win);
+
+    return NULL != state && state->epoch_held ? state->count : -1;
+}
+
 int MPIX_Win_notify_path(MPI_Win win, int *path)
 {
     notify_state_t *state = state_of(win);
@@ -417,7 +413,7 @@ static int notified_by_memory(notify_state_t *state, const notify_op_t *op, MPI_
 static int notified_by_fallback(notify_state_t *state, const notify_op_t *op, MPI_Win win, int idx)
 {
     static const int64_t one = 1;
-    int ret = fallback_epoch_check(win, op->target_rank);
+    int ret = state->epoch_held ? MPI_SUCCESS : fallback_epoch_check(win, op->target_rank);
 
     ret = MPI_SUCCESS == ret ? issue(op, win) : ret;
     ret = MPI_SUCCESS == ret ? MPI_Win_flush(op->target_rank, win) : ret;
@@ -428,7 +424,7 @@ static int notified_by_fallback(notify_state_t *state, const notify_op_t *op, MP
     return MPI_SUCCESS == ret ? MPI_Win_flush(op->target_rank, state->counters) : ret;
 }
 
-static int notified(const notify_op_t *op, MPI_Win win, int idx)
+int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx)
 {
     notify_state_t *state;
     int ret = state_checked(win, idx, &state);
@@ -449,7 +445,7 @@ int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype orig
 {
     notify_op_t op = { NOTIFY_PUT, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, MPI_OP_NULL };
-    return notified(&op, win, notification_idx);
+    return mpix_newrma_notified(&op, win, notification_idx);
 }
 
 int MPIX_Get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -458,7 +454,7 @@ int MPIX_Get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_dat
 {
     notify_op_t op = { NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, MPI_OP_NULL };
-    return notified(&op, win, notification_idx);
+    return mpix_newrma_notified(&op, win, notification_idx);
 }
 
 int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -467,5 +463,5 @@ int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Dataty
 {
     notify_op_t op = { NOTIFY_ACC, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, op_ };
-    return notified(&op, win, notification_idx);
+    return mpix_newrma_notified(&op, win, notification_idx);
 }

@@ -1,0 +1,60 @@
+/* -*- Mode: C; c-basic-offset:4 ; indent-tabs-mode:nil -*- */
+/*
+ * Copyright (c) 2026 The newrma developers.  All rights reserved.
+ * $COPYRIGHT$
+ *
+ * Additional copyrights may follow
+ *
+ * $HEADER$
+ */
+/*
+ * libmpix_newrma's insides shared by its files (never installed):
+ * mpix_newrma.c keeps the notification counters and the notify dispatch;
+ * mpix_newrma_signal.c (signals and batches, experimental) builds on them.
+ */
+
+#ifndef MPIX_NEWRMA_INTERNAL_H
+#define MPIX_NEWRMA_INTERNAL_H
+
+#include <mpi.h>
+
+typedef enum { NOTIFY_PUT, NOTIFY_GET, NOTIFY_ACC } notify_kind_t;
+
+/* One operation's arguments, as MPI_Put / MPI_Get / MPI_Accumulate take them */
+typedef struct {
+    notify_kind_t kind;
+    void *origin_addr;
+    int origin_count;
+    MPI_Datatype origin_datatype;
+    int target_rank;
+    MPI_Aint target_disp;
+    int target_count;
+    MPI_Datatype target_datatype;
+    MPI_Op op;
+} notify_op_t;
+
+/* Errors go through the window's error handler, as MPI's own calls do */
+static inline int win_error(MPI_Win win, int code)
+{
+    if (MPI_SUCCESS != code) {
+        MPI_Win_call_errhandler(win, code);
+    }
+    return code;
+}
+
+/* The notify dispatch: issue `op` on `win` and +1 on counter `idx` of its
+ * target once the operation is complete there, on the best path the
+ * attached window has.  Errors went through the window's handler already. */
+int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx);
+
+/* The caller keeps `win` (attached) in a passive-target epoch for the rest
+ * of its life: the fallback may skip asking which epoch it is in (a
+ * question that swaps the window's error handler, unsafe from several
+ * threads at once). */
+int mpix_newrma_epoch_held(MPI_Win win);
+
+/* The number of counters of a window mpix_newrma_epoch_held marked, or -1
+ * for any other window */
+int mpix_newrma_held_counters(MPI_Win win);
+
+#endif /* MPIX_NEWRMA_INTERNAL_H */
