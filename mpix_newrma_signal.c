@@ -56,35 +56,14 @@ static int signal_checked(MPI_Win win, int signal_idx)
     return signal_idx < 0 || signal_idx >= nsignals ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
-/* Reach every peer once, one after the other, before the user's threads
- * can: newrma's UCX transport over TCP (the remote mode) crashes inside
- * UCX when several threads of a process make their first contacts at the
- * same time (endpoint wire-up); a zero-byte put and a flush per peer makes
- * them here, in the collective creation. */
-static int signals_first_contact(MPI_Win win, int rank, int size)
-{
-    static char nothing;
-    int ret = MPI_SUCCESS;
-
-    for (int i = 1 ; i < size && MPI_SUCCESS == ret ; ++i) {
-        ret = MPI_Put(&nothing, 0, MPI_BYTE, (rank + i) % size, 0, 0, MPI_BYTE, win);
-        ret = MPI_SUCCESS == ret ? MPI_Win_flush((rank + i) % size, win) : ret;
-    }
-    return ret;
-}
-
 /* The signals, and the epoch the library holds for the window's life
  * (each MPI call reports its own errors through the window's handler) */
-static int signals_attach(MPI_Win win, int nsignals, MPI_Comm comm)
+static int signals_attach(MPI_Win win, int nsignals)
 {
-    int ret, rank, size;
+    int ret = MPIX_Win_notify_attach(win, nsignals, MPI_INFO_NULL);
 
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    ret = MPIX_Win_notify_attach(win, nsignals, MPI_INFO_NULL);
     ret = MPI_SUCCESS == ret ? MPI_Win_lock_all(MPI_MODE_NOCHECK, win) : ret;
-    ret = MPI_SUCCESS == ret ? mpix_newrma_epoch_held(win) : ret;
-    return MPI_SUCCESS == ret ? signals_first_contact(win, rank, size) : ret;
+    return MPI_SUCCESS == ret ? mpix_newrma_epoch_held(win) : ret;
 }
 
 int MPIX_Win_allocate_signals(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, int nsignals,
@@ -100,7 +79,7 @@ int MPIX_Win_allocate_signals(MPI_Aint size, int disp_unit, MPI_Info info, MPI_C
     if (MPI_SUCCESS != ret) {
         return ret;
     }
-    return signals_attach(*win, nsignals, comm);
+    return signals_attach(*win, nsignals);
 }
 
 int MPIX_Win_free_signals(MPI_Win *win)
