@@ -29,9 +29,10 @@
 #                  messages over the node-local FIFOs
 #   off-pretend    newrma with osc_newrma_fifo_node_ranks 1: each rank a
 #                  pretend node, UCX tcp on lo between them, ob1 + btl tcp
-# Ratios: notify/flag, notify/sendrecv (the same run), and on node
+# Ratios: notify/flag, notify/sendrecv (of the cells), and on node
 # notify/line: over one cache-line transfer (half of bench/floors.c's
-# cache-line ping-pong, measured once a round; the least of the rounds).
+# cache-line ping-pong, measured once a round; the median over the rounds
+# of notify over that round's transfer: the load moves both alike).
 # A run that does not end in 40 s is stopped ("exit 124" in its output):
 # its remaining rows are "-".
 set -eu
@@ -77,18 +78,26 @@ done
 # median over the rounds of a row's value (nothing if no round has it)
 cell() { cat "$out/$1".r[0-9]* 2>/dev/null | awk -v row="$2" '$1 == "row" && $2 == row && $4 ~ /^[0-9.]+$/ { print $4 }' | bench_median; }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b }'; }
-line=$(sort -n "$out"/line.r* | head -1)   # a floor: the least of the rounds
+# median over the rounds of notify / the same round's cache-line transfer
+per_line() {
+    for r in $(seq 1 "$rounds"); do
+        awk '$1 == "row" && $2 == "notify" && $4 ~ /^[0-9.]+$/ { print $4 }' "$out/$1.r$r" 2>/dev/null |
+            awk -v l="$(cat "$out/line.r$r")" '{ if (l > 0) print $1 / l }'
+    done | bench_median
+}
+line=$(cat "$out"/line.r* | bench_median)
 
 echo "== one-way latency of 8 bytes until the target sees it (us), 2 ranks; medians of $rounds interleaved runs"
 printf '%-13s %-9s %9s %9s %9s %12s %16s %12s\n' config path notify flag sendrecv notify/flag notify/sendrecv notify/line
 for cfg in $configs; do
     path=$(cat "$out/$cfg".r[0-9]* 2>/dev/null | awk '$1 == "path" { print $2 }' | sort -u | paste -sd/ -)
     n=$(cell "$cfg" notify); f=$(cell "$cfg" flag); s=$(cell "$cfg" sendrecv)
-    l=""; case $cfg in on-*) l=$(ratio "$n" "$line") ;; esac
+    l=""; case $cfg in on-*) l=$(per_line "$cfg" | awk '{ printf "%.2f", $1 }') ;; esac
     printf '%-13s %-9s %9s %9s %9s %12s %16s %12s\n' "$cfg" "${path:--}" "${n:--}" "${f:--}" "${s:--}" \
         "$(ratio "$n" "$f")" "$(ratio "$n" "$s")" "${l:--}"
 done
-echo "(line: one cache-line transfer, the least of the rounds' half cache-line ping-pong: ${line:--} us)"
+echo "(line: one cache-line transfer, half of bench/floors.c's ping-pong, median of the rounds: ${line:--} us;"
+echo " notify/line: median over the rounds of notify / that round's line)"
 bad=$(grep -l 'error\|exit\|window_failed' "$out"/*.r[0-9]* 2>/dev/null | xargs -r -n1 basename | paste -sd' ' - || true)
 [ -z "$bad" ] || echo "note: runs with errors or that failed: $bad (see $out/*.err)"
 echo "raw output: $out/CONFIG.rN"
