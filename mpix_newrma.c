@@ -109,9 +109,18 @@ static notify_state_t *state_of(MPI_Win win)
     return state;
 }
 
+/* The fallback's epoch check was refused by MPI_Win_flush, which has
+ * called the window's error handler already: MPI_ERR_RMA_SYNC to the
+ * caller, without a second call of the handler.  Negative: no MPI error
+ * code is. */
+#define NOTIFY_REFUSED_AND_REPORTED (-1)
+
 /* Errors go through the window's error handler, as MPI's own calls do */
 static int win_error(MPI_Win win, int code)
 {
+    if (NOTIFY_REFUSED_AND_REPORTED == code) {
+        return MPI_ERR_RMA_SYNC;
+    }
     if (MPI_SUCCESS != code) {
         MPI_Win_call_errhandler(win, code);
     }
@@ -391,7 +400,7 @@ static int issue(const notify_op_t *op, MPI_Win win)
  * thread's calls on the window under MPI_THREAD_MULTIPLE). */
 static int fallback_epoch_check(MPI_Win win, int target)
 {
-    return MPI_SUCCESS == MPI_Win_flush(target, win) ? MPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    return MPI_SUCCESS == MPI_Win_flush(target, win) ? MPI_SUCCESS : NOTIFY_REFUSED_AND_REPORTED;
 }
 
 /* The operation, complete at the target, then +1 on its counter */
