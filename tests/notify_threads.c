@@ -33,7 +33,7 @@
  * fault in UCX's TCP receive path (about half the runs at 4 ranks; threads
  * accumulating and flushing while the main thread polls its own memory
  * with MPI_Fetch_and_op + MPI_Win_flush, without this library, does it
- * too), and in the default mode, dynamic windows, MPI_Put refusing an
+ * too: tests/threads_flush_poll.c), and in the default mode, dynamic windows, MPI_Put refusing an
  * address inside the window with MPI_ERR_RMA_RANGE (about 1 run in 6 to 12
  * at 3 and 4 ranks; not reproduced without this library yet).  The
  * fifo-minimum mode, pretend nodes and osc/rdma + osc/sm passed every run.
