@@ -381,21 +381,13 @@ static int issue(const notify_op_t *op, MPI_Win win)
 
 /* Is the window in a passive-target epoch towards `target`?  Only there
  * may the fallback flush; asked before issuing anything, so that a refused
- * call leaves no operation behind (the window's handler is set aside for
- * the question: the refusal is an answer, not an error). */
+ * call leaves no operation behind.  The flush is asked as it is: its
+ * refusal goes through the window's error handler once, from MPI itself
+ * (setting the handler aside for the question would race with every other
+ * thread's calls on the window under MPI_THREAD_MULTIPLE). */
 static int fallback_epoch_check(MPI_Win win, int target)
 {
-    MPI_Errhandler handler;
-    int ret = MPI_Win_get_errhandler(win, &handler);
-
-    if (MPI_SUCCESS != ret) {
-        return ret;
-    }
-    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    ret = MPI_Win_flush(target, win);
-    MPI_Win_set_errhandler(win, handler);
-    MPI_Errhandler_free(&handler);
-    return MPI_SUCCESS == ret ? MPI_SUCCESS : MPI_ERR_RMA_SYNC;
+    return MPI_SUCCESS == MPI_Win_flush(target, win) ? MPI_SUCCESS : NOTIFY_REFUSED_AND_REPORTED;
 }
 
 /* The operation, complete at the target, then +1 on its counter */

@@ -33,9 +33,18 @@ typedef struct {
     MPI_Op op;
 } notify_op_t;
 
+/* The fallback's epoch check was refused by MPI_Win_flush, which has
+ * called the window's error handler already: MPI_ERR_RMA_SYNC to the
+ * caller, without a second call of the handler.  Negative: no MPI error
+ * code is. */
+#define NOTIFY_REFUSED_AND_REPORTED (-1)
+
 /* Errors go through the window's error handler, as MPI's own calls do */
 static inline int win_error(MPI_Win win, int code)
 {
+    if (NOTIFY_REFUSED_AND_REPORTED == code) {
+        return MPI_ERR_RMA_SYNC;
+    }
     if (MPI_SUCCESS != code) {
         MPI_Win_call_errhandler(win, code);
     }

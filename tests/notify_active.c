@@ -19,8 +19,10 @@
  * ROUNDS.  On the fallback (active-message path, other components), which
  * flushes the window: newrma refuses a notified call in an active epoch with
  * MPI_ERR_RMA_SYNC, and it does nothing (after the closing call the
- * target's memory and counters are still 0); a component that accepts the
- * flush (osc/sm) must have done and notified the operation exactly once.
+ * target's memory and counters are still 0), its error class is
+ * MPI_ERR_RMA_SYNC and the window's error handler is called exactly once per
+ * refused call; a component that accepts the flush (osc/sm) must have done
+ * and notified the operation exactly once.
  * newrma-test: np>=1 links-mpix
  */
 #include "notify_common.h"
@@ -105,6 +107,26 @@ static void notified_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int s
           (long long) notify_counter(tw->win, 0), (long long) notify_counter(tw->win, 1));
 }
 
+static int refusals_reported;
+
+static void count_refusal(MPI_Win *win, int *code, ...)
+{
+    (void) win;
+    (void) code;
+    ++refusals_reported;
+}
+
+/* A notified call on the fallback: done (1) or refused (0); a refusal has
+ * class MPI_ERR_RMA_SYNC */
+static int fallback_call(int rc, const char *what, const char *fl)
+{
+    int cls = MPI_SUCCESS;
+
+    MPI_Error_class(rc, &cls);
+    CHECK(MPI_SUCCESS == rc || MPI_ERR_RMA_SYNC == cls, "%s: %s refused with class %d", fl, what, cls);
+    return MPI_SUCCESS == rc;
+}
+
 /* The fallback flushes the window, which a fence epoch forbids: newrma
  * refuses that flush, so the call is refused with MPI_ERR_RMA_SYNC and does
  * nothing.  A component that accepts it (osc/sm) completes the operation
@@ -122,15 +144,24 @@ static void fallback_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int s
     MPI_OK(MPIX_Win_notify_set_value(tw->win, 0, 0));
     MPI_OK(MPIX_Win_notify_set_value(tw->win, 1, 0));
     MPI_OK(MPI_Win_fence(MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED, tw->win));
+    MPI_Errhandler counting;
+
+    MPI_Win_create_errhandler(count_refusal, &counting);
+    MPI_OK(MPI_Win_set_errhandler(tw->win, counting));
+    refusals_reported = 0;
     epoch_open(kind, tw->win, rank, size);
-    done[0] = MPI_SUCCESS == MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, 0, 8), BLOCK,
-                                             MPI_INT64_T, tw->win, 0);
-    done[1] = MPI_SUCCESS == MPIX_Get_notify(got, BLOCK, MPI_INT64_T, right, test_disp(tw, right, BLOCK, 8), BLOCK,
-                                             MPI_INT64_T, tw->win, 1);
+    done[0] = fallback_call(MPIX_Put_notify(block, BLOCK, MPI_INT64_T, right, test_disp(tw, right, 0, 8), BLOCK,
+                                            MPI_INT64_T, tw->win, 0), "put", fl);
+    done[1] = fallback_call(MPIX_Get_notify(got, BLOCK, MPI_INT64_T, right, test_disp(tw, right, BLOCK, 8), BLOCK,
+                                            MPI_INT64_T, tw->win, 1), "get", fl);
     if (test_served_by_newrma(tw->win)) {
         CHECK(!done[0] && !done[1], "%s: newrma's fallback accepted a notified call in an active epoch", fl);
     }
+    CHECK(refusals_reported == !done[0] + !done[1], "%s: error handler called %d times for %d refused calls", fl,
+          refusals_reported, !done[0] + !done[1]);
     epoch_close(kind, tw->win);
+    MPI_OK(MPI_Win_set_errhandler(tw->win, MPI_ERRORS_RETURN));
+    MPI_Errhandler_free(&counting);
     /* my counters count my left neighbour's put and get */
     MPI_Sendrecv(done, 2, MPI_INT, right, 0, left_done, 2, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     for (int i = 0; i < BLOCK; ++i) {
