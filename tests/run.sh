@@ -10,7 +10,8 @@
 # Build osc/newrma and run every test under mpirun.
 #
 #   tests/run.sh                      all tests, 1-4 ranks, --mca osc newrma,
-#                                     in five modes (below)
+#                                     in five modes (below; one rank only in
+#                                     "default" and "remote-minimum")
 #   tests/run.sh --osc rdma           the same tests against another component
 #                                     (checks the tests themselves)
 #   tests/run.sh --np "2 4" lock_*    some tests, some process counts
@@ -33,6 +34,10 @@
 # list) run across 2 namespaced nodes of this machine (contrib/test-nodes.sh,
 # brought up here and removed at the end unless they were up before), ranks
 # placed by node, at a fixed count: 4 and 2 ranks, whatever --np says.
+# Without --np, a single process runs only in "default" (the direct path to
+# itself) and "remote-minimum" (the active-message path's loopback carrier,
+# which every remote and fifo mode takes alone, with every pool at its
+# minimum): with one rank the other modes run one of these two codes again.
 # Extra --mca NAME VALUE pairs apply to every run.
 #
 # A test is tests/<name>.c, or tests/<name>.sh: a script run as
@@ -62,6 +67,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 osc=newrma
 nps="1 2 3 4"
+np_given=no
 timeout_s=${NEWRMA_TEST_TIMEOUT:-180}
 extra_mca=()
 selected=()
@@ -70,7 +76,7 @@ modes=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --osc) osc=$2; shift 2 ;;
-        --np) nps=$2; shift 2 ;;
+        --np) nps=$2; np_given=yes; shift 2 ;;
         --mca) extra_mca+=(--mca "$2" "$3"); shift 3 ;;
         --mode) modes+=("$2"); shift 2 ;;
         --all-modes) read -r -a all_modes <<< "$newrma_modes"; modes+=("${all_modes[@]}"); shift ;;
@@ -90,6 +96,8 @@ mode_nps() {
     local layout
     if layout=$(newrma_mode_nodes "$1"); then
         set -- $layout; echo $(($1 * $2))
+    elif [ $np_given = no ] && [ "$osc" = newrma ] && [ "$1" != default ] && [ "$1" != remote-minimum ]; then
+        echo "$nps" | tr ' ' '\n' | grep -vx 1 | tr '\n' ' '
     else
         echo "$nps"
     fi
