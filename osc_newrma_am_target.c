@@ -1122,7 +1122,7 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
         ret = osc_newrma_node_route_leaders_init(module);
     }
     if (OMPI_SUCCESS == ret) {
-        ret = osc_newrma_mixed_init(module);
+        osc_newrma_mixed_init(module);
     }
     if (OMPI_SUCCESS != ret) {
         return ret;

@@ -341,7 +341,7 @@ static void mixed_table_set(ompi_osc_base_module_t *table)
     table->osc_flush_local = mixed_flush;
 }
 
-int osc_newrma_mixed_init(ompi_osc_newrma_module_t *module)
+void osc_newrma_mixed_init(ompi_osc_newrma_module_t *module)
 {
     const osc_newrma_node_route_t *route = module->am_node;
     osc_newrma_route_t *routes;
@@ -349,11 +349,15 @@ int osc_newrma_mixed_init(ompi_osc_newrma_module_t *module)
     /* one process per node, or every process on this one: the am table */
     if (!mca_osc_newrma_component.mixed_table || NULL == route || route->local_size < 2
         || route->local_size == module->size) {
-        return OMPI_SUCCESS;
+        return;
     }
     routes = malloc(sizeof(*routes) * (size_t) module->size);
     if (NULL == routes) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        /* the am table does the same, with more work per call: no reason
+         * to fail a creation the other processes go on with */
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "mixed window: no memory for the per-target table, "
+                       "the active-message table serves every peer");
+        return;
     }
     for (int r = 0 ; r < module->size ; ++r) {
         routes[r] = (osc_newrma_route_t) { .ops = am, .node_index = -1 };
@@ -365,7 +369,7 @@ int osc_newrma_mixed_init(ompi_osc_newrma_module_t *module)
     mixed_table_set(&module->super);
     NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "mixed window: per-target table, %d of its %d processes on this node",
                    route->local_size, module->size);
-    return OMPI_SUCCESS;
+    return;
 }
 
 void osc_newrma_mixed_fini(ompi_osc_newrma_module_t *module)

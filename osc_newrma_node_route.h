@@ -246,7 +246,7 @@ static inline void osc_newrma_node_route_cas(const osc_newrma_node_route_t *rout
  * (docs/mixed-windows.md, "Routes and tables"): module->routes and the
  * mixed function table, set at creation after the node route (not
  * collective); a window without node peers keeps the am table. */
-int osc_newrma_mixed_init(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_mixed_init(struct ompi_osc_newrma_module_t *module);
 void osc_newrma_mixed_fini(struct ompi_osc_newrma_module_t *module);
 
 END_C_DECLS
