@@ -122,6 +122,7 @@ struct ompi_osc_newrma_component_t {
     bool use_cma;
     bool force_remote;           /* every peer takes the active-message path */
     bool node_lock;              /* mixed windows: the node lock and its proxy (osc_newrma_node_route.h) */
+    bool mixed_table;            /* mixed windows: the per-target table (osc_newrma_mixed.c) */
     bool node_fence;             /* mixed windows: the hierarchical fence (osc_newrma_node_route.h) */
     bool force_am;               /* create/dynamic windows on one node too (over FIFOs) */
     unsigned int fifo_node_ranks;   /* tests: pretend nodes of this many ranks (0: real nodes) */
@@ -470,6 +471,7 @@ struct ompi_osc_newrma_module_t {
     struct osc_newrma_fifo_t *am_fifo;   /* node-local FIFOs (osc_newrma_transport_fifo.c), or NULL */
     struct osc_newrma_node_route_t *am_node;   /* node-local peers' memory (osc_newrma_node_route.c), or NULL */
     struct osc_newrma_native_t *native;   /* UCX RMA to every peer (osc_newrma_native_rma.c), or NULL */
+    struct osc_newrma_route_t *routes;   /* per target of a mixed window (osc_newrma_mixed.c), or NULL */
 };
 typedef struct ompi_osc_newrma_module_t ompi_osc_newrma_module_t;
 

@@ -705,6 +705,21 @@ static inline bool acc_is_simple(struct ompi_datatype_t *origin_dt, int origin_c
            && is_packed_predefined(dt);
 }
 
+bool osc_newrma_acc_simple(struct ompi_datatype_t *origin_dt, int origin_count, struct ompi_datatype_t *result_dt,
+                           int result_count, int count, struct ompi_datatype_t *dt, struct ompi_op_t *op)
+{
+    return acc_is_simple(origin_dt, origin_count, result_dt, result_count, count, dt, op);
+}
+
+void osc_newrma_acc_combine_simple(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
+                                   void *result, int count)
+{
+    size_t esize;
+
+    ompi_datatype_type_size(dt, &esize);
+    combine_elements(op, dt, target, origin, result, (size_t) count, esize);
+}
+
 /* The simple case's target layout (`count` contiguous elements of a
  * predefined `dt`) and the epoch check, shared by both paths. */
 static inline int simple_access(ompi_osc_newrma_module_t *module, int target, int count, struct ompi_datatype_t *dt,

@@ -83,6 +83,15 @@ int osc_newrma_cas_single_copy(struct ompi_osc_newrma_module_t *module, int targ
                                const void *origin, const void *compare, void *result, size_t size);
 
 bool osc_newrma_cas_type_ok(struct ompi_datatype_t *dt);
+
+/* The simple case of an accumulate (origin, target and result `count`
+ * elements of one predefined type packed at its size): whether it is, and
+ * its combine in place at `target` (old values into `result` if not NULL),
+ * the caller holding the stripes -- the mixed table's node route. */
+bool osc_newrma_acc_simple(struct ompi_datatype_t *origin_dt, int origin_count, struct ompi_datatype_t *result_dt,
+                           int result_count, int count, struct ompi_datatype_t *dt, struct ompi_op_t *op);
+void osc_newrma_acc_combine_simple(struct ompi_op_t *op, struct ompi_datatype_t *dt, char *target, const void *origin,
+                                   void *result, int count);
 bool osc_newrma_fop_op_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);
 
 #endif

@@ -249,6 +249,8 @@ int osc_newrma_am_unlock(int target, struct ompi_win_t *win);
 int osc_newrma_am_lock_all(int assert, struct ompi_win_t *win);
 int osc_newrma_am_unlock_all(struct ompi_win_t *win);
 int osc_newrma_am_flush(int target, struct ompi_win_t *win);
+/* MPI_Win_flush without asking the node route first (the mixed table asked). */
+int osc_newrma_am_flush_packets(int target, struct ompi_win_t *win);
 int osc_newrma_am_flush_all(struct ompi_win_t *win);
 int osc_newrma_am_flush_local(int target, struct ompi_win_t *win);
 int osc_newrma_am_flush_local_all(struct ompi_win_t *win);

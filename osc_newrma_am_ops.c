@@ -1180,14 +1180,11 @@ static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call
                                  const osc_newrma_node_peer_t *peer, const osc_newrma_layout_t *ol,
                                  const osc_newrma_layout_t *tl, bool *done)
 {
-    char old[16];          /* larger than any type compare-and-swap takes (osc_newrma_cas_type_ok) */
-    unsigned int first, count;
     ptrdiff_t offset = 0;
-    char *taddr;
     int ret;
 
     (void) ol;
-    if (tl->bytes > sizeof(old)) {
+    if (tl->bytes > 16) {      /* osc_newrma_node_route_cas's bound, above any type osc_newrma_cas_type_ok takes */
         *done = false;
         return OMPI_SUCCESS;
     }
@@ -1195,15 +1192,8 @@ static int node_compare_and_swap(ompi_osc_newrma_module_t *module, const am_call
     if (OMPI_SUCCESS != ret || !*done || 0 == tl->bytes) {
         return ret;
     }
-    taddr = module->am_node->base + peer->offset + offset + tl->gap;
-    osc_newrma_node_route_acc_lock(module->am_node, peer, module->acc_shift, (uint64_t) (offset + tl->gap),
-                                   tl->span, &first, &count);
-    memcpy(old, taddr, tl->bytes);
-    if (0 == memcmp(old, call->compare_addr, tl->bytes)) {
-        memcpy(taddr, call->origin_addr, tl->bytes);
-    }
-    osc_newrma_node_route_acc_unlock(module->am_node, peer, first, count);
-    memcpy(call->result_addr, old, tl->bytes);
+    osc_newrma_node_route_cas(module->am_node, peer, module->acc_shift, (uint64_t) (offset + tl->gap), tl->bytes,
+                              call->origin_addr, call->compare_addr, call->result_addr);
     return OMPI_SUCCESS;
 }
 

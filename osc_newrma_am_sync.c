@@ -577,13 +577,20 @@ int osc_newrma_am_unlock_all(struct ompi_win_t *win)
 
 int osc_newrma_am_flush(int target, struct ompi_win_t *win)
 {
+    int ret;
+
+    if (osc_newrma_node_route_flush(osc_newrma_module(win), target, &ret)) {
+        return ret;
+    }
+    return osc_newrma_am_flush_packets(target, win);
+}
+
+int osc_newrma_am_flush_packets(int target, struct ompi_win_t *win)
+{
     ompi_osc_newrma_module_t *module = osc_newrma_module(win);
     osc_newrma_target_t *t;
     int ret;
 
-    if (osc_newrma_node_route_flush(module, target, &ret)) {
-        return ret;
-    }
     const unsigned int turns = osc_newrma_am_call_enter();
     ret = osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target);
     if (OMPI_SUCCESS == ret && NULL != (t = osc_newrma_target_find(module, target))) {

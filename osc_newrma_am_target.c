@@ -1121,6 +1121,9 @@ int osc_newrma_am_window_init(ompi_osc_newrma_module_t *module, void **base, siz
     if (OMPI_SUCCESS == ret) {
         ret = osc_newrma_node_route_leaders_init(module);
     }
+    if (OMPI_SUCCESS == ret) {
+        osc_newrma_mixed_init(module);
+    }
     if (OMPI_SUCCESS != ret) {
         return ret;
     }

@@ -382,6 +382,13 @@ static int component_register(void)
         "value on every process",
         OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->node_fence);
 
+    register_bool("mixed_table",
+        "MPI_Win_allocate windows spanning nodes with several processes on a node call the operations and "
+        "flushes through a per-target table (docs/mixed-windows.md, \"Routes and tables\"): node peers' "
+        "straight to the node route, the others to the active-message path; off: every call through the "
+        "active-message path, which asks the node route first (the same results, more work per call)",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, true, &c->mixed_table);
+
     register_bool("native_rma",
         "Windows of the active-message path whose every peer's UCX endpoint reaches MPI_Win_allocate "
         "memory without that peer's CPU (shared memory: UCX_TLS=sm,self) lock with a word in that memory "

@@ -235,8 +235,16 @@ bool osc_newrma_node_route_flush(ompi_osc_newrma_module_t *module, int target, i
     osc_newrma_node_route_t *route = module->am_node;
     const osc_newrma_node_peer_t *peer;
 
-    if (NULL == route || NULL == (peer = osc_newrma_node_route_peer(route, target))
-        || !osc_newrma_node_route_is_open(route, peer)
+    return NULL != route && NULL != (peer = osc_newrma_node_route_peer(route, target))
+           && osc_newrma_node_route_flush_peer(module, peer, target, ret);
+}
+
+bool osc_newrma_node_route_flush_peer(ompi_osc_newrma_module_t *module, const osc_newrma_node_peer_t *peer,
+                                      int target, int *ret)
+{
+    osc_newrma_node_route_t *route = module->am_node;
+
+    if (!osc_newrma_node_route_is_open(route, peer)
         || OMPI_SUCCESS != osc_newrma_epoch_check(module, NEWRMA_SYNC_FLUSH, target) || !pace_skips_poll(route)) {
         return false;
     }
@@ -343,6 +351,7 @@ int osc_newrma_node_route_fence(ompi_osc_newrma_module_t *module)
 
 void osc_newrma_node_route_fini(ompi_osc_newrma_module_t *module)
 {
+    osc_newrma_mixed_fini(module);
     if (NULL != module->am_node) {
         osc_newrma_node_proxy_fini(module);
         route_free(module->am_node);

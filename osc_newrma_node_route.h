@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "osc_newrma.h"
 #include "osc_newrma_atomic.h"
@@ -162,6 +163,9 @@ void osc_newrma_node_route_close(struct ompi_osc_newrma_module_t *module, int ra
  * NEWRMA_NODE_CALLS_PER_POLL, so that a process waiting by flushing a
  * node peer in a loop still serves remote origins). */
 bool osc_newrma_node_route_flush(struct ompi_osc_newrma_module_t *module, int target, int *ret);
+/* The same for node peer `peer` (window rank `target`): no look-up. */
+bool osc_newrma_node_route_flush_peer(struct ompi_osc_newrma_module_t *module, const osc_newrma_node_peer_t *peer,
+                                      int target, int *ret);
 
 /* May MPI_Win_lock or MPI_Win_unlock of `target` leave without polling the
  * transports?  Yes for a peer on our node under the node lock (it sent
@@ -218,6 +222,32 @@ static inline void osc_newrma_node_route_acc_unlock(const osc_newrma_node_route_
 
     osc_newrma_stripes_unlock(&stripes, first, count);
 }
+
+/* Compare-and-swap of `bytes` (at most 16) at byte `offset` of node peer
+ * `peer`'s window, as the target's handler does it: under its stripes. */
+static inline void osc_newrma_node_route_cas(const osc_newrma_node_route_t *route, const osc_newrma_node_peer_t *peer,
+                                             unsigned int shift, uint64_t offset, size_t bytes, const void *origin,
+                                             const void *compare, void *result)
+{
+    char old[16];
+    char *taddr = route->base + peer->offset + offset;
+    unsigned int first, count;
+
+    osc_newrma_node_route_acc_lock(route, peer, shift, offset, bytes, &first, &count);
+    memcpy(old, taddr, bytes);
+    if (0 == memcmp(old, compare, bytes)) {
+        memcpy(taddr, origin, bytes);
+    }
+    osc_newrma_node_route_acc_unlock(route, peer, first, count);
+    memcpy(result, old, bytes);
+}
+
+/* The per-target table of a window spanning nodes with node peers
+ * (docs/mixed-windows.md, "Routes and tables"): module->routes and the
+ * mixed function table, set at creation after the node route (not
+ * collective); a window without node peers keeps the am table. */
+void osc_newrma_mixed_init(struct ompi_osc_newrma_module_t *module);
+void osc_newrma_mixed_fini(struct ompi_osc_newrma_module_t *module);
 
 END_C_DECLS
 
