@@ -923,8 +923,11 @@ static int build_payload(osc_newrma_op_t *op, const am_call_t *call, const osc_n
     op->hdr.desc_len = (uint32_t) desc_len;
     op->payload_len = total;
     /* a contiguous origin with nothing before it travels from the user's
-     * buffer, unless it is small enough to copy for nothing */
-    if (0 == desc_len && data && NEWRMA_PKT_CAS != call->kind && ol->contiguous && total > NEWRMA_OP_INLINE) {
+     * buffer, unless it is small enough to copy for nothing -- or notified:
+     * that call returns with its buffer free, without waiting for a large
+     * send to be fetched by the target */
+    if (0 == desc_len && data && NEWRMA_PKT_CAS != call->kind && ol->contiguous && total > NEWRMA_OP_INLINE
+        && 0 == call->notify) {
         op->payload = (const char *) call->origin_addr + ol->gap;
         return OMPI_SUCCESS;
     }
