@@ -10,14 +10,15 @@
 /*
  * Notified RMA (docs/notified-rma.md) with blocks large enough that the
  * transports split or defer them (UCX rendezvous, FIFO fragments: on the
- * message path the packet's header arrives before its data), lock_all,
- * every window flavor:
- *  - every rank puts ROUNDS blocks of BLOCK words to every rank (itself
+ * message path the packet's header arrives before its data), every window
+ * flavor:
+ *  - (lock_all) every rank puts ROUNDS blocks of BLOCK words to every rank (itself
  *    too), notifying the origin's counter; whenever the target sees a
  *    counter rise to v, origin's block v-1 is complete in its memory, every
  *    word (a notification counted when the header came, before the data,
  *    fails here); each counter ends at exactly ROUNDS;
- *  - every rank gets every rank's first block with MPIX_Get_notify; the
+ *  - (MPI_Win_lock of each target in turn) every rank gets every rank's
+ *    first block with MPIX_Get_notify; the
  *    target, once its get counter says all gets are done, overwrites the
  *    block: the origins' copies are still exact (a get notified before its
  *    reply has read the memory fails here); the counter ends at exactly
@@ -27,8 +28,8 @@
  */
 #include "notify_common.h"
 
-#define ROUNDS 5
-#define BLOCK 8192              /* int64 words per block: 64 KiB */
+#define ROUNDS 4
+#define BLOCK 32768             /* int64 words per block: 256 KiB, past UCX's eager limit over TCP */
 
 static int64_t pattern(int origin, int target, int round, int i)
 {
@@ -83,7 +84,9 @@ static void large_gets(test_win_t *tw, int path, int rank, int size, const char 
     int64_t *got = malloc(BLOCK * sizeof(int64_t)), *mem = tw->mem;
 
     for (int t = 0; t < size; ++t) {
-        /* my own block 0 at t: origin rank, target t, round 0 */
+        /* my own block 0 at t: origin rank, target t, round 0 (a lock
+         * epoch of its own: the notified call takes the lazy lock) */
+        MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, tw->win));
         MPI_OK(MPIX_Get_notify(got, BLOCK, MPI_INT64_T, t, test_disp(tw, t, rank * ROUNDS * BLOCK, 8), BLOCK,
                                MPI_INT64_T, tw->win, idx));
         for (int i = 0; i < BLOCK; ++i)
@@ -91,6 +94,7 @@ static void large_gets(test_win_t *tw, int path, int rank, int size, const char 
                 CHECK(0, "%s: get from %d word %d: %lld", fl, t, i, (long long) got[i]);
                 break;
             }
+        MPI_OK(MPI_Win_unlock(t, tw->win));
     }
     while (notify_counter(tw->win, idx) < size && !test_errors) {
     }
@@ -118,8 +122,8 @@ int main(int argc, char **argv)
 
         MPI_OK(MPI_Win_lock_all(0, tw.win));
         large_puts(&tw, path, rank, size, fl);
-        large_gets(&tw, path, rank, size, fl);
         MPI_OK(MPI_Win_unlock_all(tw.win));
+        large_gets(&tw, path, rank, size, fl);
         test_win_free(&tw);
     }
     return test_finalize("notify_large");
