@@ -669,6 +669,9 @@ static int target_kick(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t,
         if (urgent || t->npending > 1
             || !single_op_eligible((osc_newrma_op_t *) opal_list_get_last(&t->pending))) {
             ret = osc_newrma_am_send_lock(module, t);
+            if (OMPI_SUCCESS == ret && NEWRMA_LOCK_GRANTED == t->lock_state) {
+                return issue_queued(module, t, issue_keep(t), 0);   /* a node lock: taken at once */
+            }
             return OMPI_SUCCESS == ret && urgent ? settle_tried_lock(module, t) : ret;
         }
         return OMPI_SUCCESS;
