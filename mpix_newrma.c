@@ -13,7 +13,7 @@
  * The counters of a window live in a companion window the library
  * allocates at attach over the same processes (MPI_Win_allocate, or
  * MPI_Win_allocate_shared for a shared window: with newrma, memory in the
- * node segment).  Two paths, chosen at attach by
+ * node segment).  Three paths, chosen at attach by
  * every process together (their increments must be atomic with each
  * other):
  *  - memory: the window is newrma's and reaches every process by memory
@@ -23,6 +23,13 @@
  *    completed at its target by the component (in any epoch), then the
  *    target's counter is incremented with release order; get_value loads it
  *    with acquire order.
+ *  - message: a newrma window of the active-message path (processes on
+ *    several nodes, or treated so).  The component sends the operation
+ *    as one packet carrying the counter's index; the target's handler
+ *    applies the data, then increments the counter with release order.
+ *    The counters are this process's companion memory, handed to the
+ *    component at attach; get_value turns the component's progress, then
+ *    loads its counter with acquire order.
  *  - fallback: any other window.  The operation, MPI_Win_flush of the
  *    target, then MPI_Accumulate(+1) on the companion (kept in a lock_all
  *    epoch) and its flush; get_value is MPI_Fetch_and_op(NO_OP).  Needs a
@@ -45,8 +52,9 @@ typedef struct {
     MPI_Win counters;            /* the companion window, in a lock_all epoch */
     MPI_Comm comm;               /* the window's processes: the fallback's progress */
     int64_t *mine;               /* this process's counters (companion memory) */
-    int64_t **peer;              /* memory path: each rank's counters; NULL: fallback */
-    const osc_newrma_notify_entry_v1_t *entry;
+    int64_t **peer;              /* memory path: each rank's counters; NULL: another path */
+    int path;                    /* MPIX_NOTIFY_PATH_* */
+    const osc_newrma_notify_entry_t *entry;
     int count;
     int rank;
     int epoch_held;              /* always in a passive-target epoch (mpix_newrma_epoch_held) */
@@ -61,6 +69,9 @@ static pthread_once_t notify_keyval_once = PTHREAD_ONCE_INIT;
 
 static void state_free(notify_state_t *state)
 {
+    /* the window's module, and with it the handler's hold on the counters,
+     * is gone when MPI_Win_free deletes the attribute: detach takes the
+     * counters back itself */
     MPI_Win_unlock_all(state->counters);
     MPI_Win_free(&state->counters);
     MPI_Comm_free(&state->comm);
@@ -110,9 +121,9 @@ static int info_value(MPI_Info info, const char *key, char *value, int size)
 
 /* newrma's entry point, published in the window's info; NULL for a window
  * of another component (or of an entry version this library predates) */
-static const osc_newrma_notify_entry_v1_t *entry_of(MPI_Win win)
+static const osc_newrma_notify_entry_t *entry_of(MPI_Win win)
 {
-    const osc_newrma_notify_entry_v1_t *entry = NULL;
+    const osc_newrma_notify_entry_t *entry = NULL;
     char value[MPI_MAX_INFO_VAL + 1] = "";
     MPI_Info info;
     void *address = NULL;
@@ -136,7 +147,6 @@ static int map_peer_counters(notify_state_t *state, MPI_Win win, int size)
     MPI_Aint bytes;
     int disp_unit;
 
-    state->entry = entry_of(win);
     if (NULL == state->entry || !state->entry->reaches_by_memory(win)) {
         return 0;
     }
@@ -153,15 +163,39 @@ static int map_peer_counters(notify_state_t *state, MPI_Win win, int size)
     return 1;
 }
 
-/* The path every process can take: memory only if all can */
+/* The paths from worst to best: every process takes the best all can */
+static const int path_ranked[] = { MPIX_NOTIFY_PATH_FALLBACK, MPIX_NOTIFY_PATH_MESSAGE, MPIX_NOTIFY_PATH_MEMORY };
+
+/* The rank in path_ranked of the best path this process can take */
+static int path_possible(notify_state_t *state, MPI_Win win, int size)
+{
+    state->entry = entry_of(win);
+    if (map_peer_counters(state, win, size)) {
+        return 2;
+    }
+    return NULL != state->entry && state->entry->version >= OSC_NEWRMA_NOTIFY_ENTRY_MESSAGE ? 1 : 0;
+}
+
+/* The path every process can take; on the message path the component
+ * holds this process's counters before any origin may notify (the
+ * allreduce after it is attach's last step everywhere) */
 static int choose_path(notify_state_t *state, MPI_Win win, MPI_Comm comm, int size)
 {
-    int mine = map_peer_counters(state, win, size), all = 0;
-    int ret = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    int mine = path_possible(state, win, size), all = 0;
+    int ret = MPI_SUCCESS;
 
-    if (MPI_SUCCESS != ret || !all) {
+    if (MPIX_NOTIFY_PATH_MESSAGE == path_ranked[mine]) {
+        ret = state->entry->counters_attach(win, state->mine, state->count);
+        mine = MPI_SUCCESS == ret ? mine : 0;
+    }
+    ret = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    state->path = path_ranked[MPI_SUCCESS == ret ? all : 0];
+    if (MPIX_NOTIFY_PATH_MEMORY != state->path) {
         free(state->peer);
         state->peer = NULL;
+    }
+    if (MPIX_NOTIFY_PATH_MESSAGE == path_ranked[mine] && MPIX_NOTIFY_PATH_MESSAGE != state->path) {
+        state->entry->counters_attach(win, NULL, 0);
     }
     return ret;
 }
@@ -273,8 +307,13 @@ int MPIX_Win_notify_attach(MPI_Win win, int notification_num, MPI_Info info)
 
 int MPIX_Win_notify_detach(MPI_Win win)
 {
-    if (NULL == state_of(win)) {
+    notify_state_t *state = state_of(win);
+
+    if (NULL == state) {
         return win_error(win, MPI_ERR_ARG);
+    }
+    if (MPIX_NOTIFY_PATH_MESSAGE == state->path) {
+        state->entry->counters_attach(win, NULL, 0);
     }
     return win_error(win, MPI_Win_delete_attr(win, notify_keyval));
 }
@@ -314,7 +353,7 @@ int MPIX_Win_notify_path(MPI_Win win, int *path)
     if (NULL == state) {
         return win_error(win, MPI_ERR_ARG);
     }
-    *path = NULL != state->peer ? MPIX_NOTIFY_PATH_MEMORY : MPIX_NOTIFY_PATH_FALLBACK;
+    *path = state->path;
     return MPI_SUCCESS;
 }
 
@@ -328,8 +367,14 @@ int MPIX_Win_notify_get_value(MPI_Win win, int notification_idx, MPI_Count *valu
     if (MPI_SUCCESS != ret) {
         return win_error(win, ret);
     }
-    if (NULL != state->peer) {
-        /* pairs with the origins' release increments: their data is visible */
+    if (MPIX_NOTIFY_PATH_FALLBACK != state->path) {
+        /* the message path's handler runs from newrma's progress, which
+         * may have no other driver while the target only polls */
+        if (MPIX_NOTIFY_PATH_MESSAGE == state->path) {
+            state->entry->progress(win);
+        }
+        /* pairs with the origins' (or the handler's) release increments:
+         * their data is visible */
         *value = osc_newrma_load_acquire(&state->mine[notification_idx]);
         return MPI_SUCCESS;
     }
@@ -354,7 +399,7 @@ int MPIX_Win_notify_set_value(MPI_Win win, int notification_idx, MPI_Count value
     if (MPI_SUCCESS != ret) {
         return win_error(win, ret);
     }
-    if (NULL != state->peer) {
+    if (MPIX_NOTIFY_PATH_FALLBACK != state->path) {
         osc_newrma_store_release(&state->mine[notification_idx], now);
         return MPI_SUCCESS;
     }
@@ -367,10 +412,10 @@ int MPIX_Win_notify_set_value(MPI_Win win, int notification_idx, MPI_Count value
 static int issue(const notify_op_t *op, MPI_Win win)
 {
     switch (op->kind) {
-    case NOTIFY_PUT:
+    case OSC_NEWRMA_NOTIFY_PUT:
         return MPI_Put(op->origin_addr, op->origin_count, op->origin_datatype, op->target_rank, op->target_disp,
                        op->target_count, op->target_datatype, win);
-    case NOTIFY_GET:
+    case OSC_NEWRMA_NOTIFY_GET:
         return MPI_Get(op->origin_addr, op->origin_count, op->origin_datatype, op->target_rank, op->target_disp,
                        op->target_count, op->target_datatype, win);
     default:
@@ -416,6 +461,8 @@ static int notified_by_fallback(notify_state_t *state, const notify_op_t *op, MP
     return MPI_SUCCESS == ret ? MPI_Win_flush(op->target_rank, state->counters) : ret;
 }
 
+/* The library's notify dispatch (mpix_newrma_internal.h): one operation
+ * and its notification to one target, by the window's path */
 int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx)
 {
     notify_state_t *state;
@@ -427,7 +474,16 @@ int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx)
     if (MPI_PROC_NULL == op->target_rank) {
         return issue(op, win);       /* no target: nothing to notify */
     }
-    ret = NULL != state->peer ? notified_by_memory(state, op, win, idx) : notified_by_fallback(state, op, win, idx);
+    switch (state->path) {
+    case MPIX_NOTIFY_PATH_MEMORY:
+        ret = notified_by_memory(state, op, win, idx);
+        break;
+    case MPIX_NOTIFY_PATH_MESSAGE:
+        ret = state->entry->notified(win, op, idx);
+        break;
+    default:
+        ret = notified_by_fallback(state, op, win, idx);
+    }
     return win_error(win, ret);
 }
 
@@ -435,7 +491,7 @@ int MPIX_Put_notify(const void *origin_addr, int origin_count, MPI_Datatype orig
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win, int notification_idx)
 {
-    notify_op_t op = { NOTIFY_PUT, (void *) origin_addr, origin_count, origin_datatype, target_rank,
+    notify_op_t op = { OSC_NEWRMA_NOTIFY_PUT, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, MPI_OP_NULL };
     return mpix_newrma_notified(&op, win, notification_idx);
 }
@@ -444,7 +500,7 @@ int MPIX_Get_notify(void *origin_addr, int origin_count, MPI_Datatype origin_dat
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Win win, int notification_idx)
 {
-    notify_op_t op = { NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank,
+    notify_op_t op = { OSC_NEWRMA_NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, MPI_OP_NULL };
     return mpix_newrma_notified(&op, win, notification_idx);
 }
@@ -453,7 +509,7 @@ int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Dataty
                            int target_rank, MPI_Aint target_disp, int target_count,
                            MPI_Datatype target_datatype, MPI_Op op_, MPI_Win win, int notification_idx)
 {
-    notify_op_t op = { NOTIFY_ACC, (void *) origin_addr, origin_count, origin_datatype, target_rank,
+    notify_op_t op = { OSC_NEWRMA_NOTIFY_ACC, (void *) origin_addr, origin_count, origin_datatype, target_rank,
                        target_disp, target_count, target_datatype, op_ };
     return mpix_newrma_notified(&op, win, notification_idx);
 }

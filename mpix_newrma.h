@@ -15,8 +15,10 @@
  * this library had to choose: docs/notified-rma.md.
  *
  * Works on windows of any osc component: newrma windows whose processes
- * share a node take the load/store path, every other window a portable
- * fallback (operation, flush, atomic increment on a companion window).
+ * share a node take the load/store path, newrma windows across nodes one
+ * active message carrying data and notification, every other window a
+ * portable fallback (operation, flush, atomic increment on a companion
+ * window).
  * Link with -lmpix_newrma.  Public MPI types only: any Open MPI newrma
  * supports (4.1, 5.0).
  */
@@ -60,6 +62,7 @@ int MPIX_Accumulate_notify(const void *origin_addr, int origin_count, MPI_Dataty
  * notifications travel, for tests and tuning. */
 #define MPIX_NOTIFY_PATH_FALLBACK 0   /* operation, flush, accumulate on a companion window */
 #define MPIX_NOTIFY_PATH_MEMORY   1   /* newrma on one node: data, then a release increment */
+#define MPIX_NOTIFY_PATH_MESSAGE  2   /* newrma across nodes: one packet, data then the increment */
 int MPIX_Win_notify_path(MPI_Win win, int *path);
 
 /* ==== MPIX_NEWRMA_EXPERIMENTAL: signals and batches ====================

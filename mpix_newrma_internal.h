@@ -18,20 +18,12 @@
 
 #include <mpi.h>
 
-typedef enum { NOTIFY_PUT, NOTIFY_GET, NOTIFY_ACC } notify_kind_t;
+#include "osc_newrma_notify_entry.h"
 
-/* One operation's arguments, as MPI_Put / MPI_Get / MPI_Accumulate take them */
-typedef struct {
-    notify_kind_t kind;
-    void *origin_addr;
-    int origin_count;
-    MPI_Datatype origin_datatype;
-    int target_rank;
-    MPI_Aint target_disp;
-    int target_count;
-    MPI_Datatype target_datatype;
-    MPI_Op op;
-} notify_op_t;
+/* One operation's arguments, as MPI_Put / MPI_Get / MPI_Accumulate take
+ * them (osc_newrma_notify_entry.h: the component takes them as they are on
+ * the message path) */
+typedef osc_newrma_notify_op_t notify_op_t;
 
 /* The fallback's epoch check was refused by MPI_Win_flush, which has
  * called the window's error handler already: MPI_ERR_RMA_SYNC to the

@@ -175,7 +175,7 @@ static int batch_checked(const MPIX_Batch *batch)
 
 /* Issue one operation of the batch: the window's own call, in the
  * library's epoch (which reports its own errors) */
-static int batch_issue(MPIX_Batch batch, notify_kind_t kind, const void *origin_addr, int origin_count,
+static int batch_issue(MPIX_Batch batch, osc_newrma_notify_kind_t kind, const void *origin_addr, int origin_count,
                        MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op)
 {
@@ -188,10 +188,10 @@ static int batch_issue(MPIX_Batch batch, notify_kind_t kind, const void *origin_
     if (MPI_SUCCESS != ret) {
         return win_error(batch->win, ret);
     }
-    if (NOTIFY_PUT == kind) {
+    if (OSC_NEWRMA_NOTIFY_PUT == kind) {
         ret = MPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                       target_datatype, batch->win);
-    } else if (NOTIFY_GET == kind) {
+    } else if (OSC_NEWRMA_NOTIFY_GET == kind) {
         ret = MPI_Get((void *) origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                       target_datatype, batch->win);
     } else {
@@ -204,14 +204,14 @@ static int batch_issue(MPIX_Batch batch, notify_kind_t kind, const void *origin_
 int MPIX_Batch_put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPIX_Batch batch)
 {
-    return batch_issue(batch, NOTIFY_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return batch_issue(batch, OSC_NEWRMA_NOTIFY_PUT, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, MPI_OP_NULL);
 }
 
 int MPIX_Batch_get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPIX_Batch batch)
 {
-    return batch_issue(batch, NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return batch_issue(batch, OSC_NEWRMA_NOTIFY_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, MPI_OP_NULL);
 }
 
@@ -219,22 +219,28 @@ int MPIX_Batch_accumulate(const void *origin_addr, int origin_count, MPI_Datatyp
                           int target_rank, MPI_Aint target_disp, int target_count,
                           MPI_Datatype target_datatype, MPI_Op op, MPIX_Batch batch)
 {
-    return batch_issue(batch, NOTIFY_ACC, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return batch_issue(batch, OSC_NEWRMA_NOTIFY_ACC, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, op);
 }
 
-/* Release signal `idx` at every target: a zero-byte notified put each,
- * whose notification waits for all this process issued to that target
- * (the dispatch reported its own errors) */
+/* Release signal `idx` at every target: a zero-byte notified put each.
+ * On the fallback and the memory path its notification waits for all this
+ * process issued to that target; on the message path it covers its own
+ * (empty) data only -- the batch's operations may have gone by other
+ * carriers (native UCX RMA, the node route) or be a large payload still
+ * travelling -- so a flush of the target comes first.  Each call reports
+ * its own errors. */
 static int batch_release(MPIX_Batch batch, int idx)
 {
     static char nothing;
-    notify_op_t op = { NOTIFY_PUT, &nothing, 0, MPI_BYTE, MPI_PROC_NULL, 0, 0, MPI_BYTE, MPI_OP_NULL };
-    int ret = MPI_SUCCESS;
+    notify_op_t op = { OSC_NEWRMA_NOTIFY_PUT, &nothing, 0, MPI_BYTE, MPI_PROC_NULL, 0, 0, MPI_BYTE, MPI_OP_NULL };
+    int path = MPIX_NOTIFY_PATH_FALLBACK;
+    int ret = MPIX_Win_notify_path(batch->win, &path);
 
     for (int i = 0 ; i < batch->ntargets && MPI_SUCCESS == ret ; ++i) {
         op.target_rank = batch->targets[i];
-        ret = mpix_newrma_notified(&op, batch->win, idx);
+        ret = MPIX_NOTIFY_PATH_MESSAGE == path ? MPI_Win_flush(op.target_rank, batch->win) : MPI_SUCCESS;
+        ret = MPI_SUCCESS == ret ? mpix_newrma_notified(&op, batch->win, idx) : ret;
     }
     return ret;
 }

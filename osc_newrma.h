@@ -459,6 +459,10 @@ struct ompi_osc_newrma_module_t {
     unsigned int am_targets_local;       /* target elements taken from the window's share */
     struct osc_newrma_peer_cache_t *am_peers;   /* remote sizes, direct-mapped */
     uint64_t am_info_replies;            /* answers to INFO so far (waiters watch it) */
+    /* libmpix_newrma's counters of this process (the notified-RMA message
+     * path, osc_newrma_notify.c): incremented by the packet handler */
+    int64_t *notify_counters;
+    int notify_count;
     uint64_t am_lock_calls;              /* MPI_Win_lock calls so far (lock order) */
     bool am_lock_all_window;             /* lock_all uses the window protocol */
     int am_window_answers;               /* its grants / acknowledgements so far */

@@ -40,6 +40,7 @@
 
 #include "osc_newrma.h"
 #include "osc_newrma_transport.h"
+#include "osc_newrma_notify_entry.h"
 
 BEGIN_C_DECLS
 
@@ -95,7 +96,8 @@ typedef struct {
     int32_t tcount;              /* target count (with TDESC) */
     int32_t status;              /* replies: OMPI_SUCCESS or an MPI error class */
     uint32_t desc_len;           /* bytes of datatype description at the payload's start */
-    uint32_t pad;
+    uint32_t notify;             /* operations: notification counter index + 1 to increment
+                                    once applied (libmpix_newrma); 0: none */
 } osc_newrma_am_hdr_t;
 
 /* ------------------------------------------------------------------ */
@@ -236,6 +238,10 @@ void osc_newrma_am_reply_arrived(const osc_newrma_am_hdr_t *hdr, void *data, siz
                                  const osc_newrma_large_payload_t *large);
 void osc_newrma_am_ack_arrived(struct ompi_osc_newrma_module_t *module, const osc_newrma_am_hdr_t *hdr);
 extern const ompi_osc_base_module_t ompi_osc_newrma_am_table;
+/* A notified operation (osc_newrma_notify.c): sent as one packet whose
+ * header carries counter `idx`, handed to the transport before the call
+ * returns; a get returns with its data. */
+int osc_newrma_am_notified(struct ompi_osc_newrma_module_t *module, const osc_newrma_notify_op_t *op, int idx);
 
 /* osc_newrma_am_sync.c: origin side epochs */
 int osc_newrma_am_fence(int assert, struct ompi_win_t *win);

@@ -669,6 +669,9 @@ static int target_kick(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t,
         if (urgent || t->npending > 1
             || !single_op_eligible((osc_newrma_op_t *) opal_list_get_last(&t->pending))) {
             ret = osc_newrma_am_send_lock(module, t);
+            if (OMPI_SUCCESS == ret && NEWRMA_LOCK_GRANTED == t->lock_state) {
+                return issue_queued(module, t, issue_keep(t), 0);   /* a node lock: taken at once */
+            }
             return OMPI_SUCCESS == ret && urgent ? settle_tried_lock(module, t) : ret;
         }
         return OMPI_SUCCESS;
@@ -907,6 +910,7 @@ typedef struct {
     struct ompi_datatype_t *target_dt;
     struct ompi_op_t *op;
     bool want_request;
+    uint32_t notify;                     /* notification counter index + 1; 0: none */
 } am_call_t;
 
 /* The payload: [target datatype description][packed origin data]. */
@@ -922,8 +926,11 @@ static int build_payload(osc_newrma_op_t *op, const am_call_t *call, const osc_n
     op->hdr.desc_len = (uint32_t) desc_len;
     op->payload_len = total;
     /* a contiguous origin with nothing before it travels from the user's
-     * buffer, unless it is small enough to copy for nothing */
-    if (0 == desc_len && data && NEWRMA_PKT_CAS != call->kind && ol->contiguous && total > NEWRMA_OP_INLINE) {
+     * buffer, unless it is small enough to copy for nothing -- or notified:
+     * that call returns with its buffer free, without waiting for a large
+     * send to be fetched by the target */
+    if (0 == desc_len && data && NEWRMA_PKT_CAS != call->kind && ol->contiguous && total > NEWRMA_OP_INLINE
+        && 0 == call->notify) {
         op->payload = (const char *) call->origin_addr + ol->gap;
         return OMPI_SUCCESS;
     }
@@ -955,6 +962,19 @@ static int build_payload(osc_newrma_op_t *op, const am_call_t *call, const osc_n
     }
     op->payload = buf;
     return OMPI_SUCCESS;
+}
+
+/* A notified operation has left when its call returns: queued to the
+ * transport, so that nothing the origin does later is needed to deliver
+ * its notification (a lock or post it waited for is taken here); a
+ * notified fetch also has its data.  AM lock held. */
+static void notified_wait(osc_newrma_target_t *t, bool fetching)
+{
+    t->busy++;      /* progress releases the AM lock */
+    while (0 != t->npending || (fetching && (0 != t->waiting || 0 != t->sending))) {
+        osc_newrma_am_progress_once();
+    }
+    t->busy--;
 }
 
 /* Queue one operation on its target and let the target's state decide
@@ -994,6 +1014,7 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
         .cookie = (uint64_t) (uintptr_t) op,
         .tcount = describe ? call->target_count : (int32_t) tl->bytes,
         .flags = describe ? NEWRMA_PF_TDESC : 0,
+        .notify = call->notify,
     };
     if (NULL != call->result_dt) {
         op->result_addr = call->result_addr;
@@ -1021,7 +1042,10 @@ static int am_queue(ompi_osc_newrma_module_t *module, const am_call_t *call, con
     t->npending++;
     osc_newrma_node_route_close(module, call->target);
     mca_osc_newrma_component.route_am_ops++;
-    ret = target_kick(module, t, call->want_request);
+    ret = target_kick(module, t, call->want_request || 0 != call->notify);
+    if (OMPI_SUCCESS == ret && 0 != call->notify) {
+        notified_wait(t, NULL != call->result_dt);
+    }
     osc_newrma_am_leave();
     return ret;
 }
@@ -1209,8 +1233,9 @@ static bool by_node_route(ompi_osc_newrma_module_t *module, const am_call_t *cal
     bool done = false;
 
     *ret = OMPI_SUCCESS;
-    if (NULL == module->am_node || NULL == (peer = osc_newrma_node_route_peer(module->am_node, call->target))) {
-        return false;
+    if (0 != call->notify || NULL == module->am_node
+        || NULL == (peer = osc_newrma_node_route_peer(module->am_node, call->target))) {
+        return false;      /* a notified operation is one packet, data and notification */
     }
     *ret = node_op(module, call, peer, ol, tl, &done);
     return done || OMPI_SUCCESS != *ret;
@@ -1219,13 +1244,15 @@ static bool by_node_route(ompi_osc_newrma_module_t *module, const am_call_t *cal
 /* Does the native route take this operation (osc_newrma_native_rma.h)?
  * Contiguous puts and gets; one element of the accumulate family with an
  * operation and type UCX's atomics have, its buffers contiguous.  Never a
- * request-based one (its request completes through the packet). */
+ * request-based one (its request completes through the packet), nor a
+ * notified one (its notification rides on the packet). */
 static bool native_eligible(const am_call_t *call, const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl)
 {
     osc_newrma_layout_t rl;
 
-    if (call->want_request || 0 == tl->bytes || !tl->contiguous || (call->has_data && !ol->contiguous)) {
-        return false;
+    if (call->want_request || 0 != call->notify || 0 == tl->bytes || !tl->contiguous
+        || (call->has_data && !ol->contiguous)) {
+        return false;     /* a notified operation is one packet, data and notification */
     }
     if (NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_GET == call->kind) {
         return ol->contiguous;      /* a get's origin is its result */
@@ -1324,7 +1351,7 @@ static int am_move(ompi_osc_newrma_module_t *module, am_call_t *call, struct omp
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (0 == tl.bytes) {
+    if (0 == tl.bytes && 0 == call->notify) {
         return call->want_request ? completed_request(request) : OMPI_SUCCESS;
     }
     return am_queue(module, call, &ol, &tl, request);
@@ -1366,7 +1393,7 @@ static int am_accumulate(ompi_osc_newrma_module_t *module, am_call_t *call, stru
     if (OMPI_SUCCESS != ret) {
         return ret;
     }
-    if (0 == bytes) {
+    if (0 == bytes && 0 == call->notify) {
         return call->want_request ? completed_request(request) : OMPI_SUCCESS;
     }
     return am_queue(module, call, &ol, &tl, request);
@@ -1480,6 +1507,18 @@ static int am_compare_and_swap(const void *oa, const void *ca, void *ra, struct 
     }
     ret = check_range(module, target, td, &tl);
     return OMPI_SUCCESS != ret ? ret : am_queue(module, &call, &tl, &tl, NULL);
+}
+
+int osc_newrma_am_notified(ompi_osc_newrma_module_t *module, const osc_newrma_notify_op_t *op, int idx)
+{
+    am_call_t call = { .kind = OSC_NEWRMA_NOTIFY_PUT == op->kind ? NEWRMA_PKT_PUT
+                               : OSC_NEWRMA_NOTIFY_GET == op->kind ? NEWRMA_PKT_GET : NEWRMA_PKT_ACC,
+                       .origin_addr = op->origin_addr, .origin_count = op->origin_count,
+                       .origin_dt = op->origin_datatype, .target = op->target_rank, .disp = op->target_disp,
+                       .target_count = op->target_count, .target_dt = op->target_datatype, .op = op->op,
+                       .notify = (uint32_t) idx + 1 };
+
+    return NEWRMA_PKT_ACC == call.kind ? am_accumulate(module, &call, NULL) : am_move(module, &call, NULL);
 }
 
 static int am_attach(struct ompi_win_t *win, void *base, size_t len)

@@ -39,6 +39,7 @@
 #include "osc_newrma.h"
 #include "osc_newrma_acc.h"
 #include "osc_newrma_am.h"
+#include "osc_newrma_atomic.h"
 #include "osc_newrma_datatype.h"
 #include "osc_newrma_node_lock.h"
 #include "osc_newrma_native_rma.h"
@@ -649,6 +650,18 @@ static void node_stripes_unlock(ompi_osc_newrma_module_t *module, const node_str
     }
 }
 
+/* A notified operation's data is in (or, a get, out of) window memory:
+ * its counter, with release order -- the target's acquire load of it then
+ * sees the data.  Atomic: the application thread may set it meanwhile. */
+static int notification_apply(ompi_osc_newrma_module_t *module, uint32_t idx)
+{
+    if (NULL == module->notify_counters || idx >= (uint32_t) module->notify_count) {
+        return MPI_ERR_ARG;      /* no counters attached here: reported with the synchronization */
+    }
+    osc_newrma_fetch_add_release(&module->notify_counters[idx], 1);
+    return OMPI_SUCCESS;
+}
+
 /* The target side of an operation: datatype (described in the payload, or
  * `tcount` contiguous bytes at disp x disp_unit + gap), address, then the
  * operation itself.  Replies carry the old data of fetching operations. */
@@ -691,8 +704,10 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
         ret = target_address(module, hdr, &tl, &addr);
     }
     if (OMPI_SUCCESS == ret && fetching && tl.bytes > 0) {
-        /* a contiguous get replies straight from window memory */
-        if (NEWRMA_PKT_GET == hdr->kind && tl.contiguous) {
+        /* a contiguous get replies straight from window memory -- unless
+         * it notifies: the target may change its memory once it sees the
+         * count, so the data is copied out first */
+        if (NEWRMA_PKT_GET == hdr->kind && tl.contiguous && 0 == hdr->notify) {
             out = addr + tl.gap;
         } else if (NULL == (out = out_owned = malloc(tl.bytes))) {
             ret = OMPI_ERR_OUT_OF_RESOURCE;
@@ -708,7 +723,9 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
             }
             break;
         case NEWRMA_PKT_GET:
-            if (!tl.contiguous) {
+            if (0 != hdr->notify && tl.contiguous) {
+                memcpy(out, addr + tl.gap, tl.bytes);
+            } else if (!tl.contiguous) {
                 ret = ompi_datatype_sndrcv(addr, tcount, tdt, out, (int32_t) tl.bytes, &ompi_mpi_packed.dt);
             }
             break;
@@ -743,6 +760,9 @@ static void execute_operation(ompi_osc_newrma_module_t *module, const osc_newrma
     }
     if (hdr->flags & NEWRMA_PF_TDESC) {
         OMPI_DATATYPE_RELEASE(tdt);
+    }
+    if (OMPI_SUCCESS == ret && 0 != hdr->notify) {
+        ret = notification_apply(module, hdr->notify - 1);
     }
     operation_done(module, origin, st, fetching, &reply, ret, out, OMPI_SUCCESS == ret ? tl.bytes : 0, out_owned);
 }
@@ -967,8 +987,8 @@ static bool put_in_place(ompi_osc_newrma_module_t *module, origin_state_t *st, c
     landing_t *landing;
     char *addr;
 
-    if (NEWRMA_PKT_PUT != hdr->kind || (hdr->flags & (NEWRMA_PF_TDESC | NEWRMA_PF_LOCK))) {
-        return false;
+    if (NEWRMA_PKT_PUT != hdr->kind || (hdr->flags & (NEWRMA_PF_TDESC | NEWRMA_PF_LOCK)) || 0 != hdr->notify) {
+        return false;      /* a notified put counts once its data is in: execute_operation */
     }
     osc_newrma_datatype_layout(&ompi_mpi_byte.dt, hdr->tcount, &tl);
     tl.gap = hdr->gap;

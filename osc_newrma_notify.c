@@ -15,7 +15,10 @@
  * memory on this node and how to complete one target's operations in any
  * epoch (MPI_Win_flush is legal only in passive-target epochs).  This file
  * answers both through a versioned table (osc_newrma_notify_entry.h) whose
- * address every newrma window publishes in its info.
+ * address every newrma window publishes in its info.  On the
+ * active-message path it also sends an operation with its notification as
+ * one packet (osc_newrma_am_notified), and holds the counters the packet
+ * handler increments.
  */
 
 #include "ompi_config.h"
@@ -26,6 +29,7 @@
 #include "ompi/errhandler/errcode-internal.h"
 
 #include "osc_newrma.h"
+#include "osc_newrma_am.h"
 #include "osc_newrma_notify_entry.h"
 
 /* A window the library hands us could carry our info key without being
@@ -68,10 +72,61 @@ static int notify_complete_at(MPI_Win win, int target)
     return OMPI_SUCCESS == ret ? MPI_SUCCESS : ompi_errcode_get_mpi_code(ret);
 }
 
-static const osc_newrma_notify_entry_v1_t notify_entry = {
+/* The window of the active-message path behind `win`, or NULL */
+static ompi_osc_newrma_module_t *am_module_of(MPI_Win win)
+{
+    ompi_osc_newrma_module_t *module = newrma_module_of(win);
+
+    return NULL != module && NEWRMA_PATH_AM == module->path ? module : NULL;
+}
+
+/* Under the AM lock: the packet handler reads them */
+static int notify_counters_attach(MPI_Win win, int64_t *counters, int count)
+{
+    ompi_osc_newrma_module_t *module = am_module_of(win);
+
+    if (NULL == module) {
+        return MPI_ERR_WIN;
+    }
+    osc_newrma_am_enter();
+    module->notify_counters = counters;
+    module->notify_count = NULL == counters ? 0 : count;
+    osc_newrma_am_leave();
+    return MPI_SUCCESS;
+}
+
+static int notify_notified(MPI_Win win, const osc_newrma_notify_op_t *op, int idx)
+{
+    ompi_osc_newrma_module_t *module = am_module_of(win);
+    int ret;
+
+    if (NULL == module) {
+        return MPI_ERR_WIN;
+    }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "notify: window %p \"%s\", rank %d sends a notified %s to %d, counter %d",
+                   (void *) module->win, module->win->w_name, module->rank,
+                   OSC_NEWRMA_NOTIFY_PUT == op->kind ? "put" : OSC_NEWRMA_NOTIFY_GET == op->kind ? "get" : "accumulate",
+                   op->target_rank, idx);
+    ret = osc_newrma_am_notified(module, op, idx);
+    return OMPI_SUCCESS == ret ? MPI_SUCCESS : ompi_errcode_get_mpi_code(ret);
+}
+
+static void notify_progress(MPI_Win win)
+{
+    if (NULL != am_module_of(win)) {
+        osc_newrma_am_enter();
+        osc_newrma_am_progress_once();
+        osc_newrma_am_leave();
+    }
+}
+
+static const osc_newrma_notify_entry_t notify_entry = {
     .version = OSC_NEWRMA_NOTIFY_ENTRY_VERSION,
     .reaches_by_memory = notify_reaches_by_memory,
     .complete_at = notify_complete_at,
+    .counters_attach = notify_counters_attach,
+    .notified = notify_notified,
+    .progress = notify_progress,
 };
 
 static char notify_entry_text[48];

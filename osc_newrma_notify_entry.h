@@ -18,18 +18,41 @@
  * version of the table below and its address in this process
  * (MPI_Win_get_info reports it).  A window without the key is served by
  * another component (the library's portable fallback).  A later version
- * may append members; it keeps `version` first and raises it.
+ * may append members; it keeps `version` first and raises it.  Version 2
+ * appended the message path's calls (docs/notified-rma.md): a library
+ * built for version 2 handed a version 1 table takes the fallback on
+ * windows of the active-message path.
  */
 
 #ifndef OSC_NEWRMA_NOTIFY_ENTRY_H
 #define OSC_NEWRMA_NOTIFY_ENTRY_H
 
+#include <stdint.h>
+
 #include <mpi.h>
 
 #define OSC_NEWRMA_NOTIFY_INFO_KEY "osc_newrma_notify"
-#define OSC_NEWRMA_NOTIFY_ENTRY_VERSION 1
+#define OSC_NEWRMA_NOTIFY_ENTRY_VERSION 2
+/* the first version with the message path's members */
+#define OSC_NEWRMA_NOTIFY_ENTRY_MESSAGE 2
 
-typedef struct osc_newrma_notify_entry_v1_t {
+typedef enum { OSC_NEWRMA_NOTIFY_PUT, OSC_NEWRMA_NOTIFY_GET, OSC_NEWRMA_NOTIFY_ACC } osc_newrma_notify_kind_t;
+
+/* One notified operation's arguments, as MPI_Put / MPI_Get /
+ * MPI_Accumulate take them (`op` for the accumulate only) */
+typedef struct {
+    osc_newrma_notify_kind_t kind;
+    void *origin_addr;
+    int origin_count;
+    MPI_Datatype origin_datatype;
+    int target_rank;
+    MPI_Aint target_disp;
+    int target_count;
+    MPI_Datatype target_datatype;
+    MPI_Op op;
+} osc_newrma_notify_op_t;
+
+typedef struct osc_newrma_notify_entry_t {
     int version;                 /* OSC_NEWRMA_NOTIFY_ENTRY_VERSION */
     /* 1 if every process of `win` reaches every other's window memory on
      * this node (load/store or single copy): complete_at then works for
@@ -40,6 +63,21 @@ typedef struct osc_newrma_notify_entry_v1_t {
      * MPI_SUCCESS the data is in the target's memory.  An MPI error class
      * otherwise.  Only for windows reaches_by_memory accepts. */
     int (*complete_at)(MPI_Win win, int target);
-} osc_newrma_notify_entry_v1_t;
+
+    /* version 2: the message path, for windows reaches_by_memory refuses */
+    /* Hand this process's `count` counters to the component (NULL, 0: take
+     * them back, before their memory goes): the window's packet handler
+     * increments counters[idx] with release order once a notified
+     * operation's data is in (put, accumulate) or out of (get) window
+     * memory.  Collective use only (attach, detach). */
+    int (*counters_attach)(MPI_Win win, int64_t *counters, int count);
+    /* The operation as one packet carrying notification `idx` for its
+     * target, handed to the transport before the call returns (a get: its
+     * data in the origin buffer too).  Legal in the epochs the operation is. */
+    int (*notified)(MPI_Win win, const osc_newrma_notify_op_t *op, int idx);
+    /* One turn of the window's progress: a target polling its counters
+     * serves the packets that increment them */
+    void (*progress)(MPI_Win win);
+} osc_newrma_notify_entry_t;
 
 #endif /* OSC_NEWRMA_NOTIFY_ENTRY_H */

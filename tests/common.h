@@ -333,14 +333,6 @@ static inline int test_served_by_newrma(MPI_Win win)
     return newrma;
 }
 
-/* The notified-RMA path (mpix_newrma.h) a window must take: memory for a
- * newrma window of the node paths, the fallback for the active-message
- * path and for other components.  Returns the MPIX_NOTIFY_PATH_* value. */
-static inline int test_notify_expected_path(MPI_Win win, int flavor)
-{
-    return test_served_by_newrma(win) && !test_am_path(flavor);
-}
-
 static inline void test_win_free(test_win_t *tw)
 {
     /* nobody may still be accessing our memory when it is detached (a

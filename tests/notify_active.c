@@ -11,12 +11,14 @@
  * Notified RMA (docs/notified-rma.md) in active-target epochs, every window
  * flavor: fence epochs, then PSCW epochs (each rank exposes to its left
  * neighbour and accesses its right one) with the same checks.
- * On the memory path (newrma, every process on this node): inside one
+ * On the memory path (newrma, every process on this node) and the message
+ * path (newrma's active-message windows: across nodes, remote and fifo
+ * modes, pretend nodes): inside one
  * epoch every rank puts ROUNDS blocks to its right neighbour with
  * MPIX_Put_notify and gets ROUNDS blocks from it with MPIX_Get_notify; the target waits for its counters *before* the closing
  * fence (or MPI_Win_wait) and checks every block counted is there: the notification is what
  * synchronizes, not the epoch.  After the epoch both counters are exactly
- * ROUNDS.  On the fallback (active-message path, other components), which
+ * ROUNDS.  On the fallback (other components), which
  * flushes the window: newrma refuses a notified call in an active epoch with
  * MPI_ERR_RMA_SYNC, and it does nothing (after the closing call the
  * target's memory and counters are still 0), its error class is
@@ -189,7 +191,7 @@ int main(int argc, char **argv)
         int path = notify_win_open(&tw, flavor, 2 * ROUNDS * BLOCK * sizeof(int64_t), 2);
 
         for (epoch_kind_t kind = EPOCH_FENCE; kind <= EPOCH_PSCW; ++kind) {
-            if (MPIX_NOTIFY_PATH_MEMORY == path) {
+            if (MPIX_NOTIFY_PATH_FALLBACK != path) {
                 notified_in_epoch(&tw, kind, rank, size, fl);
             } else {
                 fallback_in_epoch(&tw, kind, rank, size, fl);

@@ -25,6 +25,20 @@ static inline MPI_Count notify_counter(MPI_Win win, int idx)
     return value;
 }
 
+/* The notified-RMA path (mpix_newrma.h) a window must take: memory for a
+ * newrma window of the node paths, the message for one of the
+ * active-message path, the fallback for other components. */
+static inline int test_notify_expected_path(MPI_Win win, int flavor)
+{
+    if (!test_served_by_newrma(win)) return MPIX_NOTIFY_PATH_FALLBACK;
+    return test_am_path(flavor) ? MPIX_NOTIFY_PATH_MESSAGE : MPIX_NOTIFY_PATH_MEMORY;
+}
+
+static inline const char *notify_path_name(int path)
+{
+    return MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : MPIX_NOTIFY_PATH_MESSAGE == path ? "message" : "fallback";
+}
+
 /* A window of `flavor` on MPI_COMM_WORLD returning errors, with `count`
  * counters attached; checks and returns the path its notifications take
  * (rank 0 prints it). */
@@ -38,7 +52,7 @@ static inline int notify_win_open(test_win_t *tw, int flavor, size_t bytes, int 
     MPI_OK(MPIX_Win_notify_path(tw->win, &path));
     CHECK(path == test_notify_expected_path(tw->win, flavor), "%s: path %d", flavor_names[flavor], path);
     if (0 == test_rank) {
-        printf("%s: %s path\n", flavor_names[flavor], MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
+        printf("%s: %s path\n", flavor_names[flavor], notify_path_name(path));
     }
     return path;
 }

@@ -15,8 +15,7 @@
 #ifndef NEWRMA_TEST_SIGNAL_COMMON_H
 #define NEWRMA_TEST_SIGNAL_COMMON_H
 
-#include "common.h"
-#include "mpix_newrma.h"
+#include "notify_common.h"   /* common.h, mpix_newrma.h, the expected path */
 
 #define BLOCK 4                 /* int64 words per block */
 
