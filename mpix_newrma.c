@@ -34,8 +34,8 @@
  *    target, then MPI_Accumulate(+1) on the companion (kept in a lock_all
  *    epoch) and its flush; get_value is MPI_Fetch_and_op(NO_OP).  Needs a
  *    passive-target epoch on the window (MPI_Win_flush is illegal in the
- *    others): where the component refuses the flush (newrma does), the
- *    call returns MPI_ERR_RMA_SYNC and does nothing.
+ *    others): where the component refuses the flush, the call returns
+ *    MPI_ERR_RMA_SYNC and does nothing.
  */
 
 #include <pthread.h>
@@ -120,7 +120,7 @@ static int info_value(MPI_Info info, const char *key, char *value, int size)
 }
 
 /* newrma's entry point, published in the window's info; NULL for a window
- * of another component (or of an entry version this library predates) */
+ * of another component (or whose entry table is older than this library's) */
 static const osc_newrma_notify_entry_t *entry_of(MPI_Win win)
 {
     const osc_newrma_notify_entry_t *entry = NULL;

@@ -15,10 +15,11 @@
  * this library had to choose: docs/notified-rma.md.
  *
  * Works on windows of any osc component: newrma windows whose processes
- * share a node take the load/store path, newrma windows across nodes one
- * active message carrying data and notification, every other window a
- * portable fallback (operation, flush, atomic increment on a companion
- * window).
+ * share a node take the memory path (the operation, then a release
+ * increment in shared memory), newrma's active-message windows (across
+ * nodes, or forced) one packet carrying data and notification, every other
+ * window a portable fallback (operation, flush, atomic increment on a
+ * companion window).
  * Link with -lmpix_newrma.  Public MPI types only: any Open MPI newrma
  * supports (4.1, 5.0).
  */

@@ -49,9 +49,8 @@ static inline int win_error(MPI_Win win, int code)
 int mpix_newrma_notified(const notify_op_t *op, MPI_Win win, int idx);
 
 /* The caller keeps `win` (attached) in a passive-target epoch for the rest
- * of its life: the fallback may skip asking which epoch it is in (a
- * question that swaps the window's error handler, unsafe from several
- * threads at once). */
+ * of its life: the fallback may skip asking which epoch it is in (one more
+ * MPI_Win_flush of the target per notified call). */
 int mpix_newrma_epoch_held(MPI_Win win);
 
 /* The number of counters of a window mpix_newrma_epoch_held marked, or -1

@@ -18,10 +18,9 @@
  * version of the table below and its address in this process
  * (MPI_Win_get_info reports it).  A window without the key is served by
  * another component (the library's portable fallback).  A later version
- * may append members; it keeps `version` first and raises it.  Version 2
- * appended the message path's calls (docs/notified-rma.md): a library
- * built for version 2 handed a version 1 table takes the fallback on
- * windows of the active-message path.
+ * may append members; it keeps `version` first and raises it.  The
+ * library takes a table of its own version or later: handed an older one,
+ * it treats the window as another component's (the fallback).
  */
 
 #ifndef OSC_NEWRMA_NOTIFY_ENTRY_H

@@ -18,13 +18,13 @@
  * MPIX_Put_notify and gets ROUNDS blocks from it with MPIX_Get_notify; the target waits for its counters *before* the closing
  * fence (or MPI_Win_wait) and checks every block counted is there: the notification is what
  * synchronizes, not the epoch.  After the epoch both counters are exactly
- * ROUNDS.  On the fallback (other components), which
- * flushes the window: newrma refuses a notified call in an active epoch with
- * MPI_ERR_RMA_SYNC, and it does nothing (after the closing call the
- * target's memory and counters are still 0), its error class is
- * MPI_ERR_RMA_SYNC and the window's error handler is called exactly once per
- * refused call; a component that accepts the flush (osc/sm) must have done
- * and notified the operation exactly once.
+ * ROUNDS.  On the fallback (other components), which flushes the window:
+ * where the component refuses that flush in an active epoch, the notified
+ * call does nothing (after the closing call the target's memory and
+ * counters are still 0), its error class is MPI_ERR_RMA_SYNC and the
+ * window's error handler is called exactly once per refused call; a
+ * component that accepts the flush (osc/sm) must have done and notified
+ * the operation exactly once.
  * newrma-test: np>=1 links-mpix
  */
 #include "notify_common.h"
@@ -129,9 +129,9 @@ static int fallback_call(int rc, const char *what, const char *fl)
     return MPI_SUCCESS == rc;
 }
 
-/* The fallback flushes the window, which a fence epoch forbids: newrma
- * refuses that flush, so the call is refused with MPI_ERR_RMA_SYNC and does
- * nothing.  A component that accepts it (osc/sm) completes the operation
+/* The fallback flushes the window, which a fence epoch forbids: where the
+ * component refuses that flush, the call is refused with MPI_ERR_RMA_SYNC
+ * and does nothing.  A component that accepts it (osc/sm) completes the operation
  * by it, and the call must then have notified. */
 static void fallback_in_epoch(test_win_t *tw, epoch_kind_t kind, int rank, int size, const char *fl)
 {

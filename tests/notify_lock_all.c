@@ -22,8 +22,8 @@
  *    checks the bytes, and each target's get counter ends at size * ROUNDS;
  *  - MPIX_Win_notify_set_value/get_value round trip, and the error class of
  *    a bad counter index and of a second attach (MPI_ERR_ARG).
- * Reports the path (memory or fallback) and checks that newrma windows of
- * the node paths take the memory path.
+ * Reports the path (memory, message or fallback) and checks it against the
+ * mode (test_notify_expected_path).
  * newrma-test: np>=1 links-mpix
  */
 #include "notify_common.h"
