@@ -24,7 +24,10 @@
  *    returns (checked after a barrier);
  *  - MPIX_Signal_reset, and bad input: a bad signal index (the batch stays
  *    open), closing twice, a bad rank, a window without signals, a negative
- *    signal count.
+ *    signal count;
+ *  - a batch of large puts (LARGE words to every target, more than travels
+ *    eagerly) closed with a signal: a target that sees one count per origin
+ *    finds every word.
  * newrma-test: np>=1 links-mpix
  */
 #include "signal_common.h"
@@ -39,6 +42,9 @@ static int rank, size;
 static MPI_Aint block_at(int origin, int round) { return ((MPI_Aint) origin * ROUNDS + round) * BLOCK; }
 static MPI_Aint acc_word(void) { return block_at(size, 0); }
 static MPI_Aint nosignal_word(int origin) { return acc_word() + 1 + origin; }
+#define LARGE 32768             /* int64 words: 256 KiB, past every eager limit */
+static MPI_Aint large_at(int origin) { return nosignal_word(size) + (MPI_Aint) origin * LARGE; }
+static int64_t large_pattern(int origin, int target, MPI_Aint i) { return ((int64_t) origin * 64 + target) * LARGE + i + 7; }
 
 static void put_batches(MPI_Win win)
 {
@@ -160,6 +166,29 @@ static void reset_and_errors(MPI_Win win, int nsignals)
     CHECK(MPI_WIN_NULL == none, "a refused allocation made a window");
 }
 
+/* after reset_and_errors: signal `size` is 0 again */
+static void large_batch(MPI_Win win, const int64_t *mem)
+{
+    int64_t *block = malloc((size_t) size * LARGE * sizeof(*block));
+    MPIX_Batch batch = MPIX_BATCH_NULL;
+    int wrong = 0;
+
+    MPI_OK(MPIX_Batch_open(win, &batch));
+    for (int t = 0; t < size; ++t) {
+        for (MPI_Aint i = 0; i < LARGE; ++i) block[(MPI_Aint) t * LARGE + i] = large_pattern(rank, t, i);
+        MPI_OK(MPIX_Batch_put(&block[(MPI_Aint) t * LARGE], LARGE, MPI_INT64_T, t, large_at(rank), LARGE, MPI_INT64_T,
+                              batch));
+    }
+    MPI_OK(MPIX_Batch_close(&batch, size));
+    MPI_OK(MPIX_Signal_wait(win, size, size));
+    for (int o = 0; o < size; ++o)
+        for (MPI_Aint i = 0; i < LARGE; ++i)
+            wrong += __atomic_load_n(&mem[large_at(o) + i], __ATOMIC_RELAXED) != large_pattern(o, rank, i);
+    CHECK(0 == wrong, "large batches: %d words wrong when the signal counted every origin", wrong);
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(block);
+}
+
 int main(int argc, char **argv)
 {
     int64_t *mem = NULL;
@@ -172,7 +201,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     nsignals = size + 1;
-    win = signal_win_open(nosignal_word(size), nsignals, &mem);
+    win = signal_win_open(large_at(size), nsignals, &mem);
 
     put_batches(win);
     wait_and_check(win, mem);
@@ -180,6 +209,7 @@ int main(int argc, char **argv)
     batch_without_signal(win, mem);
     reset_and_errors(win, nsignals);
     MPI_Barrier(MPI_COMM_WORLD);
+    large_batch(win, mem);
     MPI_OK(MPIX_Win_free_signals(&win));
     CHECK(MPI_WIN_NULL == win, "MPIX_Win_free_signals leaves the handle set");
     return test_finalize("signal_batches");
