@@ -36,7 +36,7 @@ static inline MPI_Win signal_win_open(MPI_Aint words, int nsignals, int64_t **me
     MPI_OK(MPIX_Win_notify_path(win, &path));
     CHECK(path == test_notify_expected_path(win, FLAVOR_ALLOCATE), "signal window: path %d", path);
     if (0 == test_rank) {
-        printf("signals: %s path\n", MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
+        printf("signals: %s path\n", notify_path_name(path));
     }
     return win;
 }
