@@ -80,8 +80,10 @@ static ompi_osc_newrma_module_t *am_module_of(MPI_Win win)
     return NULL != module && NEWRMA_PATH_AM == module->path ? module : NULL;
 }
 
-/* Under the AM lock: the packet handler reads them */
-static int notify_counters_attach(MPI_Win win, int64_t *counters, int count)
+/* Under the AM lock: the packet handler reads them, and the native route
+ * the companion (NULL when another component serves it: the native route
+ * then stays off for the window) */
+static int notify_counters_attach(MPI_Win win, MPI_Win counters_win, int64_t *counters, int count)
 {
     ompi_osc_newrma_module_t *module = am_module_of(win);
 
@@ -91,6 +93,7 @@ static int notify_counters_attach(MPI_Win win, int64_t *counters, int count)
     osc_newrma_am_enter();
     module->notify_counters = counters;
     module->notify_count = NULL == counters ? 0 : count;
+    module->notify_companion = NULL == counters ? NULL : am_module_of(counters_win);
     osc_newrma_am_leave();
     return MPI_SUCCESS;
 }
