@@ -35,6 +35,9 @@
  *  - single-element 4/8-byte integer accumulates, get_accumulates and
  *    fetch_and_ops with sum, band, bor, bxor, replace or no_op, and 4/8-byte
  *    compare_and_swap, are ucp_atomic_op_nbx, done when the call returns;
+ *  - a notified put or single-element accumulate (libmpix_newrma) whose
+ *    counters' companion window is native too: the operation, a worker
+ *    fence, then a UCX atomic add on the target's counter;
  *  - everything else is an active message, and the target's handler applies
  *    those same (operation, type) pairs element by element with the CPU's
  *    atomics, so that both routes are atomic with each other.

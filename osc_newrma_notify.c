@@ -17,8 +17,9 @@
  * answers both through a versioned table (osc_newrma_notify_entry.h) whose
  * address every newrma window publishes in its info.  On the
  * active-message path it also sends an operation with its notification as
- * one packet (osc_newrma_am_notified), and holds the counters the packet
- * handler increments.
+ * one packet (osc_newrma_am_notified; on the native route a put or
+ * accumulate and a UCX atomic on the counter, osc_newrma_native_notify),
+ * and holds the counters the packet handler increments.
  */
 
 #include "ompi_config.h"

@@ -37,7 +37,7 @@
 
 #define ROUNDS 40
 #define BLOCK 5                 /* int64 words per block */
-#define COMPUTE_S 1.0
+#define COMPUTE_S 0.5
 #define FAST_S (COMPUTE_S / 2)   /* loose: an oversubscribed run still shows a target that is away */
 #define W_ACC 0                 /* the accumulated word */
 #define W_SLOT 1                /* the passive phase's slots, one per rank */
@@ -149,7 +149,7 @@ static void passive_target(MPI_Win win, const int64_t *mem, int rank, int size, 
         int64_t mine = tag(rank);
         double t0;
 
-        usleep(100000);       /* rank 0 is computing by now */
+        usleep(50000);        /* rank 0 is computing by now */
         t0 = test_now_s();
         MPI_OK(MPIX_Put_notify(&mine, 1, MPI_INT64_T, 0, W_SLOT + rank, 1, MPI_INT64_T, win, c_passive(size)));
         t0 = test_now_s() - t0;
