@@ -185,7 +185,7 @@ static int choose_path(notify_state_t *state, MPI_Win win, MPI_Comm comm, int si
     int ret = MPI_SUCCESS;
 
     if (MPIX_NOTIFY_PATH_MESSAGE == path_ranked[mine]) {
-        ret = state->entry->counters_attach(win, state->mine, state->count);
+        ret = state->entry->counters_attach(win, state->counters, state->mine, state->count);
         mine = MPI_SUCCESS == ret ? mine : 0;
     }
     ret = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
@@ -195,7 +195,7 @@ static int choose_path(notify_state_t *state, MPI_Win win, MPI_Comm comm, int si
         state->peer = NULL;
     }
     if (MPIX_NOTIFY_PATH_MESSAGE == path_ranked[mine] && MPIX_NOTIFY_PATH_MESSAGE != state->path) {
-        state->entry->counters_attach(win, NULL, 0);
+        state->entry->counters_attach(win, MPI_WIN_NULL, NULL, 0);
     }
     return ret;
 }
@@ -313,7 +313,7 @@ int MPIX_Win_notify_detach(MPI_Win win)
         return win_error(win, MPI_ERR_ARG);
     }
     if (MPIX_NOTIFY_PATH_MESSAGE == state->path) {
-        state->entry->counters_attach(win, NULL, 0);
+        state->entry->counters_attach(win, MPI_WIN_NULL, NULL, 0);
     }
     return win_error(win, MPI_Win_delete_attr(win, notify_keyval));
 }

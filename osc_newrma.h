@@ -130,6 +130,7 @@ struct ompi_osc_newrma_component_t {
     size_t ucx_eager_limit;      /* payloads sent eagerly where UCX's rendezvous runs over TCP */
     unsigned int peer_cache;     /* remote window sizes cached per window */
     bool native_rma;             /* UCX RMA and atomics where they need no target CPU (osc_newrma_native_rma.h) */
+    bool native_notify;          /* notified puts and accumulates by that route too (docs/notified-rma.md) */
 
     /* runtime state */
     size_t cacheline;            /* alignment unit of the shared segment */
@@ -463,6 +464,9 @@ struct ompi_osc_newrma_module_t {
      * path, osc_newrma_notify.c): incremented by the packet handler */
     int64_t *notify_counters;
     int notify_count;
+    /* ... and the companion window they live in, when newrma serves it:
+     * the native route increments a target's counter there by UCX atomics */
+    struct ompi_osc_newrma_module_t *notify_companion;
     uint64_t am_lock_calls;              /* MPI_Win_lock calls so far (lock order) */
     bool am_lock_all_window;             /* lock_all uses the window protocol */
     int am_window_answers;               /* its grants / acknowledgements so far */

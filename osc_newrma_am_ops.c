@@ -1241,18 +1241,30 @@ static bool by_node_route(ompi_osc_newrma_module_t *module, const am_call_t *cal
     return done || OMPI_SUCCESS != *ret;
 }
 
+/* A notified put or accumulate whose counter the native route can
+ * increment too (docs/notified-rma.md, "Native route"); a notified get or
+ * get_accumulate stays one packet (its data must be out before the count). */
+static bool native_notify_eligible(const ompi_osc_newrma_module_t *module, const am_call_t *call)
+{
+    return mca_osc_newrma_component.native_notify && NULL == call->result_dt
+        && (NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_ACC == call->kind)
+        && osc_newrma_native_notify_ok(module, call->target, call->notify - 1);
+}
+
 /* Does the native route take this operation (osc_newrma_native_rma.h)?
  * Contiguous puts and gets; one element of the accumulate family with an
  * operation and type UCX's atomics have, its buffers contiguous.  Never a
  * request-based one (its request completes through the packet), nor a
- * notified one (its notification rides on the packet). */
-static bool native_eligible(const am_call_t *call, const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl)
+ * notified one whose counter it cannot reach (its notification then rides
+ * on the packet). */
+static bool native_eligible(const ompi_osc_newrma_module_t *module, const am_call_t *call,
+                            const osc_newrma_layout_t *ol, const osc_newrma_layout_t *tl)
 {
     osc_newrma_layout_t rl;
 
-    if (call->want_request || 0 != call->notify || 0 == tl->bytes || !tl->contiguous
-        || (call->has_data && !ol->contiguous)) {
-        return false;     /* a notified operation is one packet, data and notification */
+    if (call->want_request || 0 == tl->bytes || !tl->contiguous || (call->has_data && !ol->contiguous)
+        || (0 != call->notify && !native_notify_eligible(module, call))) {
+        return false;
     }
     if (NEWRMA_PKT_PUT == call->kind || NEWRMA_PKT_GET == call->kind) {
         return ol->contiguous;      /* a get's origin is its result */
@@ -1283,7 +1295,7 @@ static bool by_native_route(ompi_osc_newrma_module_t *module, const am_call_t *c
     int disp_unit;
 
     *ret = OMPI_SUCCESS;
-    if (!osc_newrma_native_on(module) || !native_eligible(call, ol, tl)) {
+    if (!osc_newrma_native_on(module) || !native_eligible(module, call, ol, tl)) {
         return false;
     }
     if (NULL != call->result_dt) {
@@ -1300,15 +1312,18 @@ static bool by_native_route(ompi_osc_newrma_module_t *module, const am_call_t *c
         return false;        /* UCX's atomics take aligned elements (the window's base is) */
     }
     osc_newrma_am_enter();
-    *ret = route_admit(module, call->target, !move, &t, &done);
+    /* a notified operation, like an accumulate, must not overtake a packet
+     * of ours still on its way to the target */
+    *ret = route_admit(module, call->target, !move || 0 != call->notify, &t, &done);
     if (OMPI_SUCCESS == *ret && done && move) {
         *ret = osc_newrma_native_move(module, t, NEWRMA_PKT_PUT == call->kind,
                                       NEWRMA_PKT_PUT == call->kind ? (void *) origin : result, tl->bytes,
-                                      (uint64_t) offset);
+                                      (uint64_t) offset, call->notify);
     } else if (OMPI_SUCCESS == *ret && done) {
         *ret = osc_newrma_native_atomic(module, call->target, NEWRMA_PKT_CAS == call->kind ? NULL : call->op,
                                         call->target_dt, call->has_data ? origin : NULL, call->compare_addr,
                                         result, (uint64_t) offset);
+        *ret = OMPI_SUCCESS == *ret ? osc_newrma_native_notify(module, t, call->notify) : *ret;
     }
     osc_newrma_am_leave();
     return done || OMPI_SUCCESS != *ret;

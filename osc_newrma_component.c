@@ -397,6 +397,14 @@ static int component_register(void)
         "context is made without RMA and atomics)",
         OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_GROUP, true, &c->native_rma);
 
+    register_bool("native_notify",
+        "libmpix_newrma's notified puts (contiguous) and single-element accumulates to a target that both "
+        "the window and its counters' companion window reach by the native route (osc_newrma_native_rma) "
+        "go as UCX RMA: the operation, a worker fence, then a UCX atomic add on the target's counter, "
+        "with no target progress (docs/notified-rma.md, \"Native route\"); false: one active message "
+        "carrying data and notification",
+        OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, true, &c->native_notify);
+
     register_bool("force_am",
         "MPI_Win_create and MPI_Win_create_dynamic windows whose processes are all on one node use "
         "the active-message path, its packets carried by FIFOs in a shared segment, instead of "

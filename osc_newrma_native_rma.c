@@ -516,8 +516,50 @@ void osc_newrma_native_bounds(const ompi_osc_newrma_module_t *module, int rank, 
     *disp_unit = module->native->peers[rank].disp_unit;
 }
 
+bool osc_newrma_native_notify_ok(const ompi_osc_newrma_module_t *module, int rank, uint32_t idx)
+{
+    const ompi_osc_newrma_module_t *companion = module->notify_companion;
+
+    return NULL != companion && osc_newrma_native_on(module) && osc_newrma_native_on(companion)
+        && module->native->peers[rank].ep == companion->native->peers[rank].ep
+        && ((uint64_t) idx + 1) * sizeof(int64_t) <= companion->native->peers[rank].size;
+}
+
+/* Why the target never sees the counter before the data: ucp_worker_fence
+ * (UCX 1.13 has no per-endpoint fence; the worker's covers every endpoint)
+ * orders every operation posted to UCT before it ahead of every one after
+ * it, and on the shared-memory transports the native route runs on it is
+ * a CPU memory fence, the put a copy into the target's mapping made by
+ * this CPU and the add a locked instruction on it.  A UCP request still
+ * pending is not posted to UCT yet, so the put's request is waited for
+ * before the fence.  The target loads its counter with acquire order. */
+int osc_newrma_native_notify(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, uint32_t notify)
+{
+    const native_peer_t *counter;
+    uint64_t one = 1;
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+        .datatype = ucp_dt_make_contig(sizeof(one)),
+    };
+
+    if (0 == notify) {
+        return OMPI_SUCCESS;
+    }
+    counter = &module->notify_companion->native->peers[t->rank];
+    if (UCS_OK != ucp_worker_fence(osc_newrma_ucx_worker())) {
+        return OMPI_ERROR;
+    }
+    NEWRMA_VERBOSE(MCA_BASE_VERBOSE_TRACE, "native notify: counter %u of rank %d", notify - 1, t->rank);
+    /* `one` is read until the request completes locally; the add reaches
+     * the target by the next flush of the endpoint at the latest (t's) */
+    t->native_issued++;
+    return request_wait(ucp_atomic_op_nbx(counter->ep, UCP_ATOMIC_OP_ADD, &one, 1,
+                                          counter->base + (uint64_t) (notify - 1) * sizeof(int64_t), counter->rkey,
+                                          &param));
+}
+
 int osc_newrma_native_move(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool put, void *buffer,
-                           size_t len, uint64_t offset)
+                           size_t len, uint64_t offset, uint32_t notify)
 {
     const native_peer_t *peer = &module->native->peers[t->rank];
     ucp_request_param_t param = { .op_attr_mask = 0 };
@@ -527,11 +569,16 @@ int osc_newrma_native_move(ompi_osc_newrma_module_t *module, osc_newrma_target_t
     if (UCS_PTR_IS_ERR(request)) {
         return OMPI_ERROR;
     }
+    t->native_issued++;
+    mca_osc_newrma_component.route_native_ops++;
+    if (0 != notify) {
+        /* posted to UCT before the fence (osc_newrma_native_notify) */
+        int ret = request_wait(request);
+        return OMPI_SUCCESS == ret ? osc_newrma_native_notify(module, t, notify) : ret;
+    }
     if (NULL != request) {
         ucp_request_free(request);     /* completes anyway; the flush waits for it */
     }
-    t->native_issued++;
-    mca_osc_newrma_component.route_native_ops++;
     return OMPI_SUCCESS;
 }
 
@@ -767,9 +814,21 @@ void osc_newrma_native_bounds(const ompi_osc_newrma_module_t *module, int rank, 
 }
 
 int osc_newrma_native_move(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool put, void *buffer,
-                           size_t len, uint64_t offset)
+                           size_t len, uint64_t offset, uint32_t notify)
 {
-    (void) module; (void) t; (void) put; (void) buffer; (void) len; (void) offset;
+    (void) module; (void) t; (void) put; (void) buffer; (void) len; (void) offset; (void) notify;
+    return OMPI_ERR_NOT_SUPPORTED;
+}
+
+bool osc_newrma_native_notify_ok(const ompi_osc_newrma_module_t *module, int rank, uint32_t idx)
+{
+    (void) module; (void) rank; (void) idx;
+    return false;
+}
+
+int osc_newrma_native_notify(ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, uint32_t notify)
+{
+    (void) module; (void) t; (void) notify;
     return OMPI_ERR_NOT_SUPPORTED;
 }
 

@@ -35,6 +35,9 @@
  *  - single-element 4/8-byte integer accumulates, get_accumulates and
  *    fetch_and_ops with sum, band, bor, bxor, replace or no_op, and 4/8-byte
  *    compare_and_swap, are ucp_atomic_op_nbx, done when the call returns;
+ *  - a notified put or single-element accumulate (libmpix_newrma) whose
+ *    counters' companion window is native too: the operation, a worker
+ *    fence, then a UCX atomic add on the target's counter;
  *  - everything else is an active message, and the target's handler applies
  *    those same (operation, type) pairs element by element with the CPU's
  *    atomics, so that both routes are atomic with each other.
@@ -94,9 +97,20 @@ int osc_newrma_native_unlocked(struct ompi_osc_newrma_module_t *module, osc_newr
 void osc_newrma_native_bounds(const struct ompi_osc_newrma_module_t *module, int rank, uint64_t *size,
                               int *disp_unit);
 /* A contiguous put (`put`) or get of len bytes at byte `offset` of t's
- * window, complete at the next synchronization of t. */
+ * window, complete at the next synchronization of t; a notified put
+ * (`notify` counter index + 1, 0: none) is followed by its notification
+ * (osc_newrma_native_notify). */
 int osc_newrma_native_move(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, bool put, void *buffer,
-                           size_t len, uint64_t offset);
+                           size_t len, uint64_t offset, uint32_t notify);
+/* May a notified operation to `rank` have its counter (index idx of the
+ * companion window libmpix_newrma attached, module->notify_companion)
+ * incremented natively: both windows native, one endpoint, the counter
+ * inside the companion? */
+bool osc_newrma_native_notify_ok(const struct ompi_osc_newrma_module_t *module, int rank, uint32_t idx);
+/* After a native operation to t that osc_newrma_native_notify_ok accepted:
+ * a worker fence, then a non-fetching atomic add of 1 on counter
+ * `notify` - 1 at t (0: nothing), locally complete on return. */
+int osc_newrma_native_notify(struct ompi_osc_newrma_module_t *module, osc_newrma_target_t *t, uint32_t notify);
 /* Would one element of `dt` with `op` (NULL: compare-and-swap) go native? */
 bool osc_newrma_native_atomic_ok(struct ompi_op_t *op, struct ompi_datatype_t *dt);
 /* One element at byte `offset` of rank's window: the operation (origin: the

@@ -17,8 +17,9 @@
  * answers both through a versioned table (osc_newrma_notify_entry.h) whose
  * address every newrma window publishes in its info.  On the
  * active-message path it also sends an operation with its notification as
- * one packet (osc_newrma_am_notified), and holds the counters the packet
- * handler increments.
+ * one packet (osc_newrma_am_notified; on the native route a put or
+ * accumulate and a UCX atomic on the counter, osc_newrma_native_notify),
+ * and holds the counters the packet handler increments.
  */
 
 #include "ompi_config.h"
@@ -80,8 +81,10 @@ static ompi_osc_newrma_module_t *am_module_of(MPI_Win win)
     return NULL != module && NEWRMA_PATH_AM == module->path ? module : NULL;
 }
 
-/* Under the AM lock: the packet handler reads them */
-static int notify_counters_attach(MPI_Win win, int64_t *counters, int count)
+/* Under the AM lock: the packet handler reads them, and the native route
+ * the companion (NULL when another component serves it: the native route
+ * then stays off for the window) */
+static int notify_counters_attach(MPI_Win win, MPI_Win counters_win, int64_t *counters, int count)
 {
     ompi_osc_newrma_module_t *module = am_module_of(win);
 
@@ -91,6 +94,7 @@ static int notify_counters_attach(MPI_Win win, int64_t *counters, int count)
     osc_newrma_am_enter();
     module->notify_counters = counters;
     module->notify_count = NULL == counters ? 0 : count;
+    module->notify_companion = NULL == counters ? NULL : am_module_of(counters_win);
     osc_newrma_am_leave();
     return MPI_SUCCESS;
 }

@@ -65,11 +65,15 @@ typedef struct osc_newrma_notify_entry_t {
 
     /* version 2: the message path, for windows reaches_by_memory refuses */
     /* Hand this process's `count` counters to the component (NULL, 0: take
-     * them back, before their memory goes): the window's packet handler
-     * increments counters[idx] with release order once a notified
-     * operation's data is in (put, accumulate) or out of (get) window
-     * memory.  Collective use only (attach, detach). */
-    int (*counters_attach)(MPI_Win win, int64_t *counters, int count);
+     * them back, before their memory goes), with the companion window
+     * `counters_win` whose memory they are (MPI_WIN_NULL on taking them
+     * back): the window's packet handler increments counters[idx] with
+     * release order once a notified operation's data is in (put,
+     * accumulate) or out of (get) window memory; where the window and the
+     * companion both reach a target by UCX RMA, the origin increments the
+     * target's counter itself with a UCX atomic after the data (the native
+     * route, docs/notified-rma.md).  Collective use only (attach, detach). */
+    int (*counters_attach)(MPI_Win win, MPI_Win counters_win, int64_t *counters, int count);
     /* The operation as one packet carrying notification `idx` for its
      * target, handed to the transport before the call returns (a get: its
      * data in the origin buffer too).  Legal in the epochs the operation is. */

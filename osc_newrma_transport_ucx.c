@@ -664,6 +664,11 @@ ucp_context_h osc_newrma_ucx_context(void)
     return ucx.context;
 }
 
+ucp_worker_h osc_newrma_ucx_worker(void)
+{
+    return ucx.worker;
+}
+
 ucp_ep_h osc_newrma_ucx_endpoint(ompi_osc_newrma_module_t *module, int rank)
 {
     ucx_peer_t *peer = peer_lookup(ompi_comm_peer_lookup(module->comm, rank));

@@ -44,11 +44,12 @@ struct ompi_osc_newrma_module_t;
 
 /* For the native route (osc_newrma_native_rma.c), AM lock held: bring the
  * context and worker up (OMPI_SUCCESS or an error); the context; the
- * endpoint to a window rank whose address window_connect learnt (NULL:
+ * worker (every endpoint's); the endpoint to a window rank whose address window_connect learnt (NULL:
  * none); the transport of the endpoint's first lane with a role
  * ("amo#", "rma_bw#") into name, false if it has none. */
 int osc_newrma_ucx_up(void);
 ucp_context_h osc_newrma_ucx_context(void);
+ucp_worker_h osc_newrma_ucx_worker(void);
 ucp_ep_h osc_newrma_ucx_endpoint(struct ompi_osc_newrma_module_t *module, int rank);
 bool osc_newrma_ucx_lane_transport(ucp_ep_h ep, const char *role, char *name, size_t name_len);
 #endif

@@ -52,26 +52,6 @@
 
 static int64_t tag(int origin) { return 1000 + origin; }
 
-typedef enum { ROUTE_DIRECT, ROUTE_NATIVE, ROUTE_AM, ROUTE_NODES, ROUTE_UNKNOWN } route_t;
-
-/* The route this run's operations to rank 0 must take (see the header). */
-static route_t expected_route(void)
-{
-    const char *tls = getenv("UCX_TLS");
-
-    if (!test_am_path(FLAVOR_ALLOCATE)) {
-        return ROUTE_DIRECT;
-    }
-    if (!test_cvar_int("osc_newrma_force_remote")
-        && (test_world_spans_nodes() || test_cvar_int("osc_newrma_fifo_node_ranks") > 0)) {
-        return ROUTE_NODES;   /* rank 0's node peers by the node route, the others remote */
-    }
-    if (NULL == tls) {
-        return ROUTE_UNKNOWN;  /* UCX picks: either route, values checked */
-    }
-    return NULL == strstr(tls, "tcp") ? ROUTE_NATIVE : ROUTE_AM;
-}
-
 /* Rank 0: compute for COMPUTE_S, noting when every tag had arrived. */
 static double compute_and_watch(volatile int64_t *base, int size)
 {
@@ -168,7 +148,7 @@ int main(int argc, char **argv)
     test_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    route_t route = expected_route();
+    route_t route = native_expected_route();
     int fast = ROUTE_DIRECT == route || ROUTE_NATIVE == route;
 
     base = native_window(W_SLOT + size, &win, &rc);

@@ -8,13 +8,40 @@
  * $HEADER$
  */
 /*
- * What the native-route tests (native_passive.c, native_mixed.c) share: a
- * zeroed MPI_Win_allocate window of int64 words, and the MPI_T counters of
+ * What the native-route tests (native_passive.c, native_mixed.c,
+ * notify_native.c) share: the route a run takes, a zeroed MPI_Win_allocate window of int64 words, and the MPI_T counters of
  * the routes operations took (osc_newrma_route_native_ops,
  * osc_newrma_route_am_ops, osc_newrma_route_node_ops) from a barrier on.  Include after common.h.
  */
 #ifndef NEWRMA_TEST_NATIVE_ROUTES_H
 #define NEWRMA_TEST_NATIVE_ROUTES_H
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { ROUTE_DIRECT, ROUTE_NATIVE, ROUTE_AM, ROUTE_NODES, ROUTE_UNKNOWN } route_t;
+
+/* The route this run's operations on an MPI_Win_allocate window over
+ * MPI_COMM_WORLD take to rank 0: the direct path (no route), the native
+ * route (UCX over shared memory only), active messages (UCX over TCP),
+ * rank 0's node peers by the node route and the others by active messages
+ * (a window spanning real or pretend nodes), or UCX's choice. */
+static inline route_t native_expected_route(void)
+{
+    const char *tls = getenv("UCX_TLS");
+
+    if (!test_am_path(FLAVOR_ALLOCATE)) {
+        return ROUTE_DIRECT;
+    }
+    if (!test_cvar_int("osc_newrma_force_remote")
+        && (test_world_spans_nodes() || test_cvar_int("osc_newrma_fifo_node_ranks") > 0)) {
+        return ROUTE_NODES;
+    }
+    if (NULL == tls) {
+        return ROUTE_UNKNOWN;
+    }
+    return NULL == strstr(tls, "tcp") ? ROUTE_NATIVE : ROUTE_AM;
+}
 
 typedef struct {
     test_pvar_t native, am, node;
