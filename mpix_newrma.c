@@ -67,8 +67,28 @@ typedef struct {
 static int notify_keyval = MPI_KEYVAL_INVALID;
 static pthread_once_t notify_keyval_once = PTHREAD_ONCE_INIT;
 
+/* Every state_free bumps this generation: a thread's cached state (below)
+ * is good only while the generation it was read under is current */
+static int64_t notify_generation;
+
+/* This thread's last state_of answer: MPI_Win_get_attr takes Open MPI's
+ * attribute lock, which every notified call and every poll of a counter
+ * would otherwise pay (and contend for between threads).  Per thread, so
+ * that threads never share it; only states found are kept, so an attach
+ * needs no bump. */
+typedef struct {
+    MPI_Win win;
+    notify_state_t *state;
+    int64_t generation;
+} state_cache_t;
+
+static _Thread_local state_cache_t cached_state = { MPI_WIN_NULL, NULL, -1 };
+
 static void state_free(notify_state_t *state)
 {
+    /* release: a thread that sees the new generation drops its cached
+     * pointer before it could reach the memory freed below */
+    osc_newrma_fetch_add_release(&notify_generation, 1);
     /* the window's module, and with it the handler's hold on the counters,
      * is gone when MPI_Win_free deletes the attribute: detach takes the
      * counters back itself */
@@ -95,7 +115,7 @@ static void keyval_create(void)
 }
 
 /* The window's state, or NULL when nothing is attached */
-static notify_state_t *state_of(MPI_Win win)
+static notify_state_t *state_looked_up(MPI_Win win)
 {
     notify_state_t *state = NULL;
     int flag = 0;
@@ -105,6 +125,23 @@ static notify_state_t *state_of(MPI_Win win)
         return NULL;
     }
     return state;
+}
+
+/* state_looked_up, from this thread's cache while no state was freed
+ * since (a detach or free racing with a call on the same window is
+ * erroneous in MPI: nothing more to guard) */
+static notify_state_t *state_of(MPI_Win win)
+{
+    int64_t generation = osc_newrma_load_acquire(&notify_generation);
+
+    if (cached_state.win != win || cached_state.generation != generation) {
+        notify_state_t *state = state_looked_up(win);
+        if (NULL == state) {
+            return NULL;
+        }
+        cached_state = (state_cache_t) { win, state, generation };
+    }
+    return cached_state.state;
 }
 
 static int info_value(MPI_Info info, const char *key, char *value, int size)

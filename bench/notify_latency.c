@@ -18,10 +18,13 @@
  *             word of the peer's window, MPI_Win_flush; the peer polls its
  *             flag with MPI_Fetch_and_op(MPI_NO_OP) + MPI_Win_flush
  *   sendrecv  MPI_Send / MPI_Recv of 8 B
+ *   line      (memory path only) the floor: one cache line each way, a
+ *             release store of the arrival's number into a word of a
+ *             shared window the peer polls with acquire loads
  * Both RMA rows run in one lock_all epoch on one window; every arrival's
  * 8 bytes are checked (a wrong value is reported, not timed).  Medians over
  * BATCHES batches.  Output:
- *   path memory|fallback          (MPIX_Win_notify_path of the window)
+ *   path memory|message|fallback  (MPIX_Win_notify_path of the window)
  *   row NAME 8 MICROSECONDS       or   row NAME 8 error TEXT
  *
  *   notify_latency allocate|create|dynamic [round-trips-per-batch]
@@ -41,7 +44,12 @@ typedef struct {
     struct bench_win w;
     int rank, peer;
     int wrong;                     /* arrivals whose 8 bytes were not the ones sent */
+    int64_t *line;                 /* the line row's words, LINE_STRIDE apart, one a rank */
 } ctx_t;
+
+/* int64 words between the line row's two words: 128 B, so that neither
+ * the line nor its prefetched neighbour is shared */
+#define LINE_STRIDE 16
 
 typedef void (*send_fn)(ctx_t *c, int64_t seq);
 typedef void (*await_fn)(ctx_t *c, int64_t seq);
@@ -132,6 +140,37 @@ static double row(ctx_t *c, send_fn send, await_fn await, int round_trips)
     return bench_median(one_way, BATCHES);
 }
 
+/* ---- one cache line each way ---- */
+
+static void line_send(ctx_t *c, int64_t seq) { __atomic_store_n(&c->line[c->rank * LINE_STRIDE], seq, __ATOMIC_RELEASE); }
+
+static void line_await(ctx_t *c, int64_t seq)
+{
+    while (__atomic_load_n(&c->line[c->peer * LINE_STRIDE], __ATOMIC_ACQUIRE) < seq) {
+    }
+}
+
+/* The line row, measured by the same processes in the same minute as the
+ * notify row: the load the other users put on the machine moves both */
+static double line_row(ctx_t *c, int round_trips)
+{
+    MPI_Win shared;
+    MPI_Aint bytes = 0 == c->rank ? 2 * LINE_STRIDE * sizeof(int64_t) : 0;
+    int64_t *mine;
+    int disp_unit;
+    double seconds;
+
+    MPI_Win_allocate_shared(bytes, sizeof(int64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &shared);
+    MPI_Win_shared_query(shared, 0, &bytes, &disp_unit, &c->line);
+    if (0 == c->rank) memset(c->line, 0, (size_t) bytes);
+    MPI_Win_lock_all(0, shared);
+    MPI_Win_sync(shared);
+    seconds = row(c, line_send, line_await, round_trips);
+    MPI_Win_unlock_all(shared);
+    MPI_Win_free(&shared);
+    return seconds;
+}
+
 static void report(ctx_t *c, const char *name, double seconds)
 {
     int wrong = 0;
@@ -143,6 +182,15 @@ static void report(ctx_t *c, const char *name, double seconds)
         fflush(stdout);
     }
     c->wrong = 0;
+}
+
+static const char *path_name(int path)
+{
+    switch (path) {
+    case MPIX_NOTIFY_PATH_MEMORY: return "memory";
+    case MPIX_NOTIFY_PATH_MESSAGE: return "message";
+    default: return "fallback";
+    }
 }
 
 int main(int argc, char **argv)
@@ -167,13 +215,14 @@ int main(int argc, char **argv)
     if (BENCH_ALLOCATE == flavor) memset(c.w.base, 0, WIN_BYTES);
     MPIX_Win_notify_attach(c.w.win, 1, MPI_INFO_NULL);
     MPIX_Win_notify_path(c.w.win, &path);
-    if (0 == c.rank) printf("path %s\n", MPIX_NOTIFY_PATH_MEMORY == path ? "memory" : "fallback");
+    if (0 == c.rank) printf("path %s\n", path_name(path));
     /* sendrecv first: a component whose flag row hangs still has it */
     report(&c, "sendrecv", row(&c, message_send, message_await, round_trips));
     MPI_Win_lock_all(0, c.w.win);
     report(&c, "notify", row(&c, notify_send, notify_await, round_trips));
     report(&c, "flag", row(&c, flag_send, flag_await, round_trips));
     MPI_Win_unlock_all(c.w.win);
+    if (MPIX_NOTIFY_PATH_MEMORY == path) report(&c, "line", line_row(&c, round_trips));
     bench_win_close(&c.w, MPI_COMM_WORLD);
     MPI_Finalize();
     return 0;

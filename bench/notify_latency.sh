@@ -29,10 +29,11 @@
 #                  messages over the node-local FIFOs
 #   off-pretend    newrma with osc_newrma_fifo_node_ranks 1: each rank a
 #                  pretend node, UCX tcp on lo between them, ob1 + btl tcp
-# Ratios: notify/flag, notify/sendrecv (of the cells), and on node
-# notify/line: over one cache-line transfer (half of bench/floors.c's
-# cache-line ping-pong, measured once a round; the median over the rounds
-# of notify over that round's transfer: the load moves both alike).
+# Ratios: notify/flag, notify/sendrecv (of the cells), and on the memory
+# path notify/line: over one cache-line transfer (the run's own line row,
+# a release-store / acquire-load ping-pong measured right after its notify
+# row; the median over the rounds of each run's notify / line: the load
+# moves both alike).
 # A run that does not end in 40 s is stopped ("exit 124" in its output):
 # its remaining rows are "-".
 set -eu
@@ -45,7 +46,7 @@ run_timeout=40    # a run takes < 10 s; one whose target never sees a flag hangs
 out=$top/build/bench/notify_latency
 prefix=$top/build/install
 BENCH_CFLAGS="-I$prefix/include -L$prefix/lib -Wl,-rpath,$prefix/lib -lmpix_newrma"
-bench_prepare notify_latency floors
+bench_prepare notify_latency
 rm -rf "$out"
 mkdir -p "$out"
 
@@ -66,7 +67,6 @@ args_of() {
 }
 
 for r in $(seq 1 "$rounds"); do
-    "$top/bench/bin/floors" quick | awk '$5 == "pingpong" { print $7 / 2 }' > "$out/line.r$r"
     for cfg in $configs; do
         # shellcheck disable=SC2046  # the argument list is meant to split
         timeout "$run_timeout" mpirun --oversubscribe --bind-to core -np 2 $(args_of "$cfg") \
@@ -78,26 +78,25 @@ done
 # median over the rounds of a row's value (nothing if no round has it)
 cell() { cat "$out/$1".r[0-9]* 2>/dev/null | awk -v row="$2" '$1 == "row" && $2 == row && $4 ~ /^[0-9.]+$/ { print $4 }' | bench_median; }
 ratio() { [ -n "$1" ] && [ -n "$2" ] && awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b }'; }
-# median over the rounds of notify / the same round's cache-line transfer
+# median over the rounds of each run's notify / its own line row
 per_line() {
     for r in $(seq 1 "$rounds"); do
-        awk '$1 == "row" && $2 == "notify" && $4 ~ /^[0-9.]+$/ { print $4 }' "$out/$1.r$r" 2>/dev/null |
-            awk -v l="$(cat "$out/line.r$r")" '{ if (l > 0) print $1 / l }'
+        awk '$1 == "row" && $4 ~ /^[0-9.]+$/ { v[$2] = $4 } END { if (v["line"] > 0) print v["notify"] / v["line"] }' \
+            "$out/$1.r$r" 2>/dev/null
     done | bench_median
 }
-line=$(cat "$out"/line.r* | bench_median)
 
 echo "== one-way latency of 8 bytes until the target sees it (us), 2 ranks; medians of $rounds interleaved runs"
-printf '%-13s %-9s %9s %9s %9s %12s %16s %12s\n' config path notify flag sendrecv notify/flag notify/sendrecv notify/line
+printf '%-13s %-9s %9s %9s %9s %9s %12s %16s %12s\n' config path notify flag sendrecv line notify/flag notify/sendrecv notify/line
 for cfg in $configs; do
     path=$(cat "$out/$cfg".r[0-9]* 2>/dev/null | awk '$1 == "path" { print $2 }' | sort -u | paste -sd/ -)
-    n=$(cell "$cfg" notify); f=$(cell "$cfg" flag); s=$(cell "$cfg" sendrecv)
-    l=""; case $cfg in on-*) l=$(per_line "$cfg" | awk '{ printf "%.2f", $1 }') ;; esac
-    printf '%-13s %-9s %9s %9s %9s %12s %16s %12s\n' "$cfg" "${path:--}" "${n:--}" "${f:--}" "${s:--}" \
+    n=$(cell "$cfg" notify); f=$(cell "$cfg" flag); s=$(cell "$cfg" sendrecv); line=$(cell "$cfg" line)
+    l=$(per_line "$cfg" | awk '{ printf "%.2f", $1 }')
+    printf '%-13s %-9s %9s %9s %9s %9s %12s %16s %12s\n' "$cfg" "${path:--}" "${n:--}" "${f:--}" "${s:--}" "${line:--}" \
         "$(ratio "$n" "$f")" "$(ratio "$n" "$s")" "${l:--}"
 done
-echo "(line: one cache-line transfer, half of bench/floors.c's ping-pong, median of the rounds: ${line:--} us;"
-echo " notify/line: median over the rounds of notify / that round's line)"
+echo "(line: one cache-line transfer each way, memory path only; notify/line: median over the rounds of"
+echo " each run's notify / its own line)"
 bad=$(grep -l 'error\|exit\|window_failed' "$out"/*.r[0-9]* 2>/dev/null | xargs -r -n1 basename | paste -sd' ' - || true)
 [ -z "$bad" ] || echo "note: runs with errors or that failed: $bad (see $out/*.err)"
 echo "raw output: $out/CONFIG.rN"

@@ -22,6 +22,10 @@
  *    checks the bytes, and each target's get counter ends at size * ROUNDS;
  *  - MPIX_Win_notify_set_value/get_value round trip, and the error class of
  *    a bad counter index and of a second attach (MPI_ERR_ARG).
+ *  - detach, then attach again with one counter: the detached window's
+ *    calls fail (MPI_ERR_ARG), the new counter is 0 and the only one; the
+ *    window is freed with it attached, and the next flavor's window starts
+ *    with every counter at 0.
  * Reports the path (memory, message or fallback) and checks it against the
  * mode (test_notify_expected_path).
  * newrma-test: np>=1 links-mpix
@@ -140,6 +144,19 @@ static void values_and_errors(MPI_Win win, int size, const char *fl)
     MPI_FAILS_WITH(MPI_ERR_ARG, MPIX_Win_notify_attach(win, 1, MPI_INFO_NULL));
 }
 
+/* A detached window refuses the counters' calls; attached again, with one
+ * counter, it has a fresh one and only that one (the library keeps no
+ * state of the first attach anywhere, a per-thread cache included) */
+static void reattached(MPI_Win win, const char *fl)
+{
+    MPI_Count v = -1;
+
+    MPI_FAILS_WITH(MPI_ERR_ARG, MPIX_Win_notify_get_value(win, 0, &v));
+    MPI_OK(MPIX_Win_notify_attach(win, 1, MPI_INFO_NULL));
+    CHECK(0 == notify_counter(win, 0), "%s: reattached counter %lld", fl, (long long) notify_counter(win, 0));
+    MPI_FAILS_WITH(MPI_ERR_ARG, MPIX_Win_notify_get_value(win, 1, &v));
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -153,6 +170,11 @@ int main(int argc, char **argv)
         test_win_t tw;
         int path = notify_win_open(&tw, flavor, bytes, size + 3);
 
+        /* the last flavor's window went freed with counters attached: a new
+         * window (maybe the same handle) has all its own, at 0 */
+        CHECK(0 == notify_counter(tw.win, size + 2), "%s: fresh counter %lld", fl,
+              (long long) notify_counter(tw.win, size + 2));
+
         MPI_OK(MPI_Win_lock_all(0, tw.win));
         producer_consumer(&tw, path, rank, size, fl);
         many_to_one(&tw, path, rank, size, fl);
@@ -161,6 +183,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Win_unlock_all(tw.win));
         MPI_OK(MPIX_Win_notify_detach(tw.win));
         MPI_FAILS_WITH(MPI_ERR_ARG, MPIX_Win_notify_detach(tw.win));
+        reattached(tw.win, fl);
         test_win_free(&tw);
     }
     return test_finalize("notify_lock_all");
