@@ -1050,9 +1050,13 @@ void osc_newrma_am_receive(const void *header, size_t header_len, void *data, si
     const osc_newrma_am_hdr_t *hdr = header;
     void *module;
 
-    if (header_len < sizeof(*hdr)
-        || OPAL_SUCCESS != opal_hash_table_get_value_uint32(&mca_osc_newrma_component.am_windows, hdr->win, &module)) {
-        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a packet for an unknown window");
+    if (header_len < sizeof(*hdr)) {
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a packet with a header of %zu bytes", header_len);
+        return;
+    }
+    if (OPAL_SUCCESS != opal_hash_table_get_value_uint32(&mca_osc_newrma_component.am_windows, hdr->win, &module)) {
+        NEWRMA_VERBOSE(MCA_BASE_VERBOSE_WARN, "dropped a packet for an unknown window (id %u, kind %d, sender %d)",
+                       (unsigned int) hdr->win, hdr->kind, hdr->sender);
         return;
     }
     if (is_operation(hdr->kind)) {

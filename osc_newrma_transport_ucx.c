@@ -302,7 +302,22 @@ static int send_deferred(ucx_peer_t *peer, const void *header, size_t header_len
     return 0;
 }
 
-/* After progress: create the endpoints and send what waited, in order. */
+/* A deferred send is done: the caller's completion, then the record. */
+static void deferred_sent(void *arg, int status)
+{
+    deferred_send_t *d = arg;
+
+    d->done(d->arg, status);
+    OBJ_RELEASE(d);
+}
+
+/* After progress: create the endpoints and send what waited, in order.
+ * The record (whose copy of the header UCX is given) lives until the send
+ * is done: ucp_am_send_nbx reads the header when it really sends, which
+ * on a new endpoint is after the connection is made, in a later progress
+ * (UCX 1.18 documents it; a header freed by then went out as garbage,
+ * dropped by the peer as "a packet for an unknown window", and the peer
+ * waited for its answer for ever). */
 static void deferred_sends_flush(void)
 {
     deferred_send_t *d;
@@ -310,11 +325,10 @@ static void deferred_sends_flush(void)
     while (NULL != (d = (deferred_send_t *) opal_list_remove_first(&ucx.deferred))) {
         ucp_ep_h ep = peer_endpoint(d->peer);
         int ret = NULL == ep ? OMPI_ERR_UNREACH
-                             : send_on(d->peer, ep, d->header, d->header_len, d->payload, d->len, d->done, d->arg);
+                             : send_on(d->peer, ep, d->header, d->header_len, d->payload, d->len, deferred_sent, d);
         if (0 != ret) {
-            d->done(d->arg, 1 == ret ? OMPI_SUCCESS : ret);
+            deferred_sent(d, 1 == ret ? OMPI_SUCCESS : ret);
         }
-        OBJ_RELEASE(d);
     }
 }
 
