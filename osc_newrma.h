@@ -120,6 +120,7 @@ struct ompi_osc_newrma_component_t {
     char *fail_at;               /* testing: the single copy to fail (osc_newrma_single_copy.h) */
     uint64_t fail_injected;      /* copies failed or cut short by it (MPI_T pvar) */
     bool use_cma;
+    bool thread_multiple;        /* MPI_THREAD_MULTIPLE granted (osc_newrma_thread_multiple) */
     bool force_remote;           /* every peer takes the active-message path */
     bool node_lock;              /* mixed windows: the node lock and its proxy (osc_newrma_node_route.h) */
     bool mixed_table;            /* mixed windows: the per-target table (osc_newrma_mixed.c) */
@@ -162,6 +163,17 @@ struct ompi_osc_newrma_component_t {
 typedef struct ompi_osc_newrma_component_t ompi_osc_newrma_component_t;
 
 OMPI_DECLSPEC extern ompi_osc_newrma_component_t mca_osc_newrma_component;
+
+/* Did MPI_Init_thread grant MPI_THREAD_MULTIPLE?  As the osc framework told
+ * the component at MPI_Init, not ompi_mpi_thread_multiple: Open MPI 4.1's
+ * MPI_T_init_thread overwrites that with the level MPI_T is asked for, so
+ * after MPI_T_init_thread(MPI_THREAD_SINGLE) every new window would share
+ * its per-window state (the single-copy batch, the mailbox hand-off)
+ * among threads without a lock. */
+static inline bool osc_newrma_thread_multiple(void)
+{
+    return mca_osc_newrma_component.thread_multiple;
+}
 
 /* ------------------------------------------------------------------ */
 /* Epoch states (mpich-new-rma-design.txt, "Epoch States")             */

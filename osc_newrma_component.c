@@ -451,7 +451,7 @@ static int component_init(bool enable_progress_threads, bool enable_mpi_threads)
     int ret;
 
     (void) enable_progress_threads;
-    (void) enable_mpi_threads;
+    c->thread_multiple = enable_mpi_threads;
 #if defined(OSC_NEWRMA_HELP_DIR)
     /* out-of-tree installs keep the help file beside the component */
     (void) opal_show_help_add_dir(OSC_NEWRMA_HELP_DIR);

@@ -154,6 +154,7 @@ static int fetch_peer_table(ompi_osc_newrma_module_t *module, int target)
         if (OMPI_SUCCESS != ensure_capacity(&dyn->cache, &dyn->cache_capacity, count)) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
+        dyn->cached_rank = -1;    /* the cache holds nobody's table until the copy is good */
         int ret = osc_newrma_single_copy(pid, dyn->cache, table_addr, count * sizeof(osc_newrma_region_t), false);
         osc_newrma_fence_acquire();    /* the table before the generation again */
         if (osc_newrma_load_relaxed(&line->generation) != generation) {

@@ -156,7 +156,7 @@ static void set_path(ompi_osc_newrma_module_t *module, osc_newrma_path_t path)
  * one. */
 static int usermem_batch_init(ompi_osc_newrma_module_t *module)
 {
-    if (NEWRMA_PATH_USERMEM != module->path || ompi_mpi_thread_multiple
+    if (NEWRMA_PATH_USERMEM != module->path || osc_newrma_thread_multiple()
         || 0 == mca_osc_newrma_component.cma_batch_bytes) {
         return OMPI_SUCCESS;
     }

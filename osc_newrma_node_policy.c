@@ -69,7 +69,7 @@ void osc_newrma_node_policy_init(ompi_osc_newrma_module_t *module)
             module->assist_share_bytes = c->assist_share_bytes;
         }
         /* one relay area per process, used by one thread at a time */
-        module->assist_relay_piece_bytes = ompi_mpi_thread_multiple ? 0 : c->relay_piece_bytes;
+        module->assist_relay_piece_bytes = osc_newrma_thread_multiple() ? 0 : c->relay_piece_bytes;
         module->assist_relay_min_pieces = module->assist_attended ? 2 : NEWRMA_RELAY_UNATTENDED_PIECES;
     }
 }
@@ -80,7 +80,7 @@ void osc_newrma_node_policy_batch_set(ompi_osc_newrma_module_t *module)
     size_t in_line = NEWRMA_MAILBOX_HW_LINE - offsetof(osc_newrma_mailbox_t, payload);
     size_t move_max = module->assist_max_bytes < in_line ? module->assist_max_bytes : in_line;
 
-    module->assist_move_bytes = ompi_mpi_thread_multiple ? 0 : move_max;
+    module->assist_move_bytes = osc_newrma_thread_multiple() ? 0 : move_max;
     if (NULL == module->usermem_batch) {
         module->assist_relay_piece_bytes = 0;
     }

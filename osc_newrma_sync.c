@@ -340,7 +340,7 @@ static void lock_record_set(osc_newrma_lock_record_t *held, int lock_type, int t
     held->in_use = true;
     held->nocheck = 0 != (assert & MPI_MODE_NOCHECK);
     held->exclusive = MPI_LOCK_EXCLUSIVE == lock_type;
-    held->alone = held->exclusive && !ompi_mpi_thread_multiple;
+    held->alone = held->exclusive && !osc_newrma_thread_multiple();
     held->rank = target;
 }
 

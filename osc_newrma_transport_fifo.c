@@ -594,7 +594,7 @@ static void segment_fill_header(void *ctx, char *base)
     header->depth = f->layout.depth;
     header->cell_size = f->layout.cell_size;
     header->cacheline = (uint32_t) f->layout.cacheline;
-    header->thread_multiple = ompi_mpi_thread_multiple;   /* what segment_init laid out with */
+    header->thread_multiple = osc_newrma_thread_multiple();   /* what segment_init laid out with */
 }
 
 /* The layout every process uses: the one node rank 0 made, from its header
@@ -635,7 +635,7 @@ static int segment_init(fifo_t *f)
         .depth = c->fifo_depth,
         .cell_size = c->fifo_fragment_size,
         .cacheline = c->cacheline,
-        .thread_multiple = ompi_mpi_thread_multiple,
+        .thread_multiple = osc_newrma_thread_multiple(),
     };
     int ret = osc_newrma_fifo_layout(&f->layout, &params);
 

@@ -438,7 +438,7 @@ static bool ucx_config_default(ucp_config_t *config, const char *name, const cha
  */
 static void ucx_config_for_threads(ucp_config_t *config)
 {
-    if (ompi_mpi_thread_multiple && ucx_config_default(config, "RCACHE_ENABLE", "n")) {
+    if (osc_newrma_thread_multiple() && ucx_config_default(config, "RCACHE_ENABLE", "n")) {
         NEWRMA_VERBOSE(MCA_BASE_VERBOSE_INFO, "MPI_THREAD_MULTIPLE: UCX context without its registration cache");
     }
 }

@@ -27,17 +27,7 @@
  *    window's after the threads: the library never changes it, so an error
  *    afterwards (a bad counter index) reaches it exactly once.
  * Runs in about a second at 4 ranks.
- * Runs only when named (tests/run.sh notify_threads): it finds two bugs of
- * newrma under MPI_THREAD_MULTIPLE that are not fixed yet, intermittently
- * (docs/notified-rma.md, "Threads"): in the remote mode a segmentation
- * fault in UCX's TCP receive path (about half the runs at 4 ranks; threads
- * accumulating and flushing while the main thread polls its own memory
- * with MPI_Fetch_and_op + MPI_Win_flush, without this library, does it
- * too: tests/threads_flush_poll.c), and in the default mode, dynamic windows, MPI_Put refusing an
- * address inside the window with MPI_ERR_RMA_RANGE (about 1 run in 6 to 12
- * at 3 and 4 ranks; not reproduced without this library yet).  The
- * fifo-minimum mode, pretend nodes and osc/rdma + osc/sm passed every run.
- * newrma-test: np>=1 links-mpix named-only
+ * newrma-test: np>=1 links-mpix
  */
 #include <pthread.h>
 #include "notify_common.h"
